@@ -1,0 +1,43 @@
+// Dispatches argv to a subcommand; turns UsageError into one line on stderr and exit code 2.
+import type { Command, CommandIO } from './command.ts';
+import { COMMANDS } from './commands.ts';
+import { UsageError, formatFlagHelp, parseFlags } from '../config/flags.ts';
+
+export function formatHelp(commands: readonly Command[] = COMMANDS): string {
+  const lines = ['Usage: ehpa-adapter <command> [flags]', '', 'Commands:'];
+  const width = Math.max(...commands.map((c) => c.name.length)) + 2;
+  for (const c of commands) lines.push(`  ${c.name.padEnd(width)}${c.summary}`);
+  for (const c of commands) {
+    lines.push('', `ehpa-adapter ${c.name}: ${c.summary}`);
+    lines.push(c.flags.length ? formatFlagHelp(c.flags) : '  (no flags)');
+  }
+  return lines.join('\n') + '\n';
+}
+
+export async function runCli(argv: readonly string[], io: CommandIO, commands: readonly Command[] = COMMANDS): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(formatHelp(commands));
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version') return runCli(['version'], io, commands);
+  const command = commands.find((c) => c.name === name);
+  if (!command) {
+    io.stderr.write(`ehpa-adapter: unknown command "${name}" (see ehpa-adapter --help)\n`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(`ehpa-adapter ${command.name}: ${command.summary}\n${command.flags.length ? formatFlagHelp(command.flags) : '  (no flags)'}\n`);
+    return 0;
+  }
+  try {
+    const flags = parseFlags(command.flags, rest);
+    return await command.run(flags, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`ehpa-adapter ${command.name}: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,16 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from './command.ts';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+export const PACKAGE_VERSION: string = pkg.version;
+
+export const versionCommand: Command = {
+  name: 'version',
+  summary: 'print the version as JSON',
+  flags: [],
+  async run(_flags, io) {
+    io.stdout.write(JSON.stringify({ name: 'ehpa-adapter', version: PACKAGE_VERSION, node: process.version }) + '\n');
+    return 0;
+  },
+};

@@ -1,0 +1,47 @@
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { runCli } from '../../../src/cli/run-cli.ts';
+import { COMMANDS } from '../../../src/cli/commands.ts';
+import { captureIO } from '../../helpers/capture-io.ts';
+
+const BIN = fileURLToPath(new URL('../../../bin/ehpa-adapter.js', import.meta.url));
+
+describe('ehpa-adapter CLI', () => {
+  it('--help lists every command and every flag with its default', async () => {
+    const io = captureIO();
+    expect(await runCli(['--help'], io)).to.equal(0);
+    for (const c of COMMANDS) {
+      expect(io.out()).to.include(`  ${c.name} `);
+      for (const f of c.flags) {
+        expect(io.out()).to.include(`--${f.name}`);
+        if (f.default !== undefined) expect(io.out()).to.include(`(default ${JSON.stringify(f.default)})`);
+      }
+    }
+  });
+  it('version prints the package version as JSON', async () => {
+    const io = captureIO();
+    expect(await runCli(['version'], io)).to.equal(0);
+    expect(JSON.parse(io.out())).to.include({ name: 'ehpa-adapter', version: '0.1.0' });
+  });
+  it('a bad flag is one line on stderr and exit code 2', async () => {
+    const io = captureIO();
+    expect(await runCli(['serve', '--metrics-port', 'eighty'], io)).to.equal(2);
+    expect(io.err().trim().split('\n')).to.have.length(1);
+    expect(io.err()).to.match(/--metrics-port/);
+  });
+  it('an unknown command exits 2', async () => {
+    const io = captureIO();
+    expect(await runCli(['frobnicate'], io)).to.equal(2);
+    expect(io.err()).to.match(/unknown command "frobnicate"/);
+  });
+  it('the installed bin runs `version` as a separate process', async () => {
+    const out = await new Promise<string>((resolve, reject) => {
+      const p = spawn(process.execPath, [BIN, 'version'], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let s = '';
+      p.stdout.on('data', (c: Buffer) => (s += c.toString()));
+      p.on('exit', (code) => (code === 0 ? resolve(s) : reject(new Error(`exit ${code}`))));
+    });
+    expect(JSON.parse(out).name).to.equal('ehpa-adapter');
+  });
+});
