@@ -1,0 +1,48 @@
+// TimeSeriesPrediction (`prediction.crane.io/v1alpha1`) as Crane defines it (../shared/spec/crane-ehpa.md
+// §D.1). Written by the prediction controller, read by the adapter's `crane_pod_cpu_usage` provider.
+import type { Condition, ObjectMeta, PredictionAlgorithm } from '../ehpa/types.ts';
+
+export const TSP_GROUP = 'prediction.crane.io';
+export const TSP_VERSION = 'v1alpha1';
+export const TSP_PLURAL = 'timeseriespredictions';
+export const TSP_KIND = 'TimeSeriesPrediction';
+
+export interface PredictionMetricSpec {
+  resourceIdentifier: string;
+  type?: 'ResourceQuery' | 'MetricQuery' | 'ExpressionQuery';
+  resourceQuery?: 'cpu' | 'memory' | string;
+  metricQuery?: { metricName: string; labels?: { key: string; operator: string; value: string[] }[] };
+  expressionQuery?: { expression: string };
+  algorithm?: PredictionAlgorithm;
+}
+
+export interface TspSpec {
+  targetRef: { kind: string; namespace?: string; name: string; apiVersion?: string };
+  predictionWindowSeconds: number;
+  predictionMetrics: PredictionMetricSpec[];
+}
+
+/** One forecast point; `value` is Go `%.5f` text, `timestamp` unix seconds. */
+export interface PredictionSample {
+  value: string;
+  timestamp: number;
+}
+
+export interface PredictionMetricStatus {
+  resourceIdentifier: string;
+  ready: boolean;
+  prediction?: { labels: { name: string; value: string }[]; samples: PredictionSample[] }[];
+}
+
+export interface TspStatus {
+  conditions?: Condition[];
+  predictionMetrics?: PredictionMetricStatus[];
+}
+
+export interface TimeSeriesPrediction {
+  apiVersion: `${typeof TSP_GROUP}/${typeof TSP_VERSION}`;
+  kind: typeof TSP_KIND;
+  metadata: ObjectMeta;
+  spec: TspSpec;
+  status?: TspStatus;
+}
