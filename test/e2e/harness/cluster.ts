@@ -91,6 +91,8 @@ export interface Cluster {
   /** A free loopback port reserved for the adapter's HTTPS server; the APIServices point here. */
   adapterPort: number;
   promUrl: string;
+  /** What was backfilled: per trace, the shifted first/last sample times (unix s), step and count. */
+  backfilled: { namespace: string; pod: string; container: string; firstTs: number; lastTs: number; step: number; points: number }[];
   kubelet: KubeletStandin | undefined;
   timings: StartTimings;
   /** Set live usage of a container (CPU cores, working-set bytes); Prometheus scrapes it within ~1 s. */
@@ -159,6 +161,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       ? { binary: binaries.prometheus, dataDir: join(dir, 'prometheus-data'), port: promPort, exporterPort: 0, scrapeIntervalSeconds: opts.scrapeIntervalSeconds ?? 1, configDir: join(dir, 'prometheus'), logDir }
       : undefined;
     let prometheusMs = 0;
+    const backfilled: Cluster['backfilled'] = [];
     const promReady = (async () => {
       if (!promCfg) return;
       const tp = Date.now();
@@ -167,6 +170,12 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       const nowSec = Math.floor(Date.now() / 1000);
       const series: BackfillSeries[] = [];
       for (const t of opts.traces ?? []) series.push(seriesFromTrace(t, await readFile(t.file, 'utf8'), nowSec));
+      for (const s of series) {
+        backfilled.push({
+          ...s.labels, firstTs: s.cpu[0]!.ts, lastTs: s.cpu[s.cpu.length - 1]!.ts,
+          step: s.cpu.length > 1 ? s.cpu[1]!.ts - s.cpu[0]!.ts : 0, points: s.cpu.length,
+        });
+      }
       if (series.length) await backfill({ promtool: binaries.promtool, dataDir: promCfg.dataDir, workDir: dir, series });
       (opts.traces ?? []).forEach((t, i) => {
         const s = series[i]!;
@@ -224,6 +233,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       clusterCaPath: pki.ca.certPath,
       adapterIdentity, adapterPort,
       promUrl: `http://127.0.0.1:${promPort}`,
+      backfilled,
       kubelet,
       timings: {
         binariesMs: tBin - t0, pkiMs: tPki - tBin, etcdMs: tA - tE, apiserverMs: tK - tA, controllerManagerMs: tKDone - tK,

@@ -163,9 +163,9 @@ export async function queryRange(promUrl: string, query: string, start: number, 
   return body.data!.result;
 }
 
-export async function queryInstant(promUrl: string, query: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
+export async function queryInstant(promUrl: string, query: string, time?: number): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
   const u = new URL('/api/v1/query', promUrl);
-  u.search = new URLSearchParams({ query }).toString();
+  u.search = new URLSearchParams({ query, ...(time !== undefined ? { time: String(time) } : {}) }).toString();
   const r = await fetch(u);
   const body = (await r.json()) as { status: string; error?: string; data?: { result: { metric: Record<string, string>; value: [number, string] }[] } };
   if (body.status !== 'success') throw new Error(`query ${query}: ${body.error ?? r.status}`);
