@@ -79,6 +79,8 @@ export function apiserverArgs(cfg: ApiserverConfig): string[] {
     // Resolve APIService backends through their Service (ExternalName -> localhost), not endpoints.
     '--enable-aggregator-routing=false',
     '--allow-privileged=true',
+    // Endpoints may not hold loopback addresses, so the `kubernetes` Service cannot list 127.0.0.1.
+    '--endpoint-reconciler-type=none',
     '--v=1',
     ...(cfg.extraArgs ?? []),
   ];

@@ -76,11 +76,14 @@ export function applyJsonPatch<T>(doc: T, ops: JsonPatchOp[]): T {
 
 /**
  * A component (kind: Component) applied on top of a base: its JSON6902 `patches` with a target kind/name
- * are applied to matching objects. Returns the patched objects (only those a patch touched).
+ * are applied to matching objects. Returns the objects the component adds (its `resources`) followed by
+ * the patched objects (only those a patch touched).
  */
 export async function applyComponent(base: KubernetesObject[], componentDir: string): Promise<KubernetesObject[]> {
   const k = await readKustomization(componentDir);
   if (k.kind !== 'Component') throw new Error(`${componentDir}: not a kustomize Component`);
+  const added: KubernetesObject[] = [];
+  for (const r of k.resources ?? []) added.push(...(await readYamlObjects(join(componentDir, r))));
   const touched = new Map<KubernetesObject, KubernetesObject>();
   for (const p of k.patches ?? []) {
     const text = p.path ? await readFile(join(componentDir, p.path), 'utf8') : p.patch;
@@ -92,7 +95,8 @@ export async function applyComponent(base: KubernetesObject[], componentDir: str
       touched.set(obj, applyJsonPatch(touched.get(obj) ?? obj, ops));
     }
   }
-  return [...touched.values()];
+  if (k.patches?.length && touched.size === 0) throw new Error(`${componentDir}: no patch matched any object`);
+  return [...added, ...touched.values()];
 }
 
 export interface ApplyResult {
