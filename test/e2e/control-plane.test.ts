@@ -76,6 +76,20 @@ describe('e2e: local control plane and Prometheus harness', function () {
     }
   });
 
+  it('the kubelet stand-in records an OOMKilled container on demand and leaves it alone afterwards', async () => {
+    const c = env.cluster;
+    type Pod = { metadata: { name: string }; status: { conditions: { type: string; status: string }[]; containerStatuses: { restartCount: number; lastState: { terminated?: { reason: string; exitCode: number } } }[] } };
+    const pods = await c.admin.getJson<{ items: Pod[] }>(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dweb`);
+    const name = pods.items[0]!.metadata.name;
+    await c.kubelet!.terminateContainer(NS, name, 'app');
+    await sleep(1500); // several stand-in passes
+    const pod = await c.admin.getJson<Pod>(`/api/v1/namespaces/${NS}/pods/${name}`);
+    const cs = pod.status.containerStatuses[0]!;
+    expect(cs.lastState.terminated).to.include({ reason: 'OOMKilled', exitCode: 137 });
+    expect(cs.restartCount).to.equal(1);
+    expect(pod.status.conditions.find((x) => x.type === 'Ready')?.status).to.equal('True');
+  });
+
   it('the real HPA controller scales through the scale subresource and calls the aggregated metrics API', async () => {
     const c = env.cluster;
     const hpa = {
@@ -172,6 +186,16 @@ describe('e2e: local control plane and Prometheus harness', function () {
     const hist = await queryInstant(c.promUrl, `count_over_time(container_memory_working_set_bytes{namespace="${NS}",pod="history-7d9c8b6f5d-abcde"}[10s])`);
     expect(Number(hist[0]!.value[1])).to.be.greaterThan(2);
     expect(hist[0]!.metric).to.include({ job: 'kubelet', instance: 'e2e-node' });
+  });
+
+  it('runs bin/ehpa-adapter.js serve as its own process and stops it cleanly', async () => {
+    const c = env.cluster;
+    const a = await c.startAdapterProcess({ args: ['--log-level=info'] });
+    expect((await fetch(`${a.metricsUrl}/healthz`)).status).to.equal(200);
+    expect(a.running).to.equal(true);
+    await a.stop();
+    expect(a.running).to.equal(false);
+    expect(await a.exited).to.equal(0);
   });
 
   it('restarts kube-apiserver with nothing lost', async () => {
