@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseTraceCsv, queryInstant, queryRange, waitFor } from './harness/index.ts';
+import { createDeployment, createNamespace, parseTraceCsv, podsOf, queryInstant, queryRange, waitFor, waitHpa, waitReplicas } from './harness/index.ts';
 import { CRANE_TRACES, sleep, useCluster } from './helpers.ts';
 
 const TRACE = fileURLToPath(new URL('input1.csv', CRANE_TRACES));
@@ -12,26 +12,6 @@ const NS = 'smoke';
 const MEM_BASE = 200e6;
 const MEM_PER_CORE = 50e6;
 const CPU_SCALE = 0.01;
-
-interface Deployment {
-  status?: { replicas?: number; readyReplicas?: number; availableReplicas?: number };
-  spec: { replicas: number };
-}
-
-function deployment(name: string, replicas: number) {
-  return {
-    apiVersion: 'apps/v1', kind: 'Deployment',
-    metadata: { name, namespace: NS },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '100m', memory: '64Mi' } } }] },
-      },
-    },
-  };
-}
 
 describe('e2e: local control plane and Prometheus harness', function () {
   this.timeout(300_000);
@@ -58,17 +38,12 @@ describe('e2e: local control plane and Prometheus harness', function () {
 
   it('runs a Deployment to Ready pods: kube-controller-manager makes the ReplicaSet and pods, the stand-in readies them', async () => {
     const c = env.cluster;
-    expect((await c.admin.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } })).status).to.equal(201);
-    // The default ServiceAccount must exist before pods are admitted (serviceaccount controller).
-    await waitFor('default ServiceAccount', async () => (await c.admin.get(`/api/v1/namespaces/${NS}/serviceaccounts/default`)).status === 200, { timeoutMs: 60_000 });
-    const r = await c.admin.request('POST', `/apis/apps/v1/namespaces/${NS}/deployments`, { body: deployment('web', 2) });
-    expect(r.status).to.equal(201);
-    await waitFor('web available', async () => {
-      const d = await c.admin.getJson<Deployment>(`/apis/apps/v1/namespaces/${NS}/deployments/web`);
-      return d.status?.availableReplicas === 2;
-    }, { timeoutMs: 120_000 });
+    await createNamespace(c, NS);
+    await createDeployment(c, NS, 'web', { replicas: 2 });
+    await waitReplicas(c, NS, 'web', 2);
     const pods = await c.admin.getJson<{ items: { metadata: { name: string; ownerReferences?: { kind: string }[] }; status: { phase: string; podIP?: string } }[] }>(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dweb`);
     expect(pods.items).to.have.length(2);
+    expect((await podsOf(c, NS, 'app=web')).map((p) => p.name).sort()).to.deep.equal(pods.items.map((p) => p.metadata.name).sort());
     for (const p of pods.items) {
       expect(p.status.phase).to.equal('Running');
       expect(p.status.podIP).to.match(/^10\.244\./);
@@ -104,18 +79,10 @@ describe('e2e: local control plane and Prometheus harness', function () {
     expect((await c.admin.request('POST', `/apis/autoscaling/v2/namespaces/${NS}/horizontalpodautoscalers`, { body: hpa })).status).to.equal(201);
     // Below minReplicas the HPA rescales without reading metrics (upstream horizontal.go
     // "Current number of replicas below Spec.MinReplicas"), which proves its RBAC on deployments/scale.
-    await waitFor('web scaled to 3 by the HPA', async () => {
-      const d = await c.admin.getJson<Deployment>(`/apis/apps/v1/namespaces/${NS}/deployments/web`);
-      return d.spec.replicas === 3 && d.status?.availableReplicas === 3;
-    }, { timeoutMs: 120_000 });
+    await waitReplicas(c, NS, 'web', 3);
     // Then it asks external.metrics.k8s.io, which no adapter serves yet: the condition names the metric.
-    type Hpa = { status?: { conditions?: { type: string; status: string; reason: string; message: string }[] } };
-    let active: { status: string; reason: string; message: string } | undefined;
-    await waitFor('HPA ScalingActive=False', async () => {
-      const h = await c.admin.getJson<Hpa>(`/apis/autoscaling/v2/namespaces/${NS}/horizontalpodautoscalers/web`);
-      active = h.status?.conditions?.find((x) => x.type === 'ScalingActive');
-      return active?.status === 'False';
-    }, { timeoutMs: 60_000 });
+    const h = await waitHpa(c, NS, 'web', 'ScalingActive=False', (x) => x.status?.conditions?.some((k) => k.type === 'ScalingActive' && k.status === 'False') ?? false, 60_000);
+    const active = h.status!.conditions!.find((k) => k.type === 'ScalingActive');
     expect(active!.reason).to.equal('FailedGetExternalMetric');
     expect(active!.message).to.contain('crane_autoscaling_cron');
   });
