@@ -21,9 +21,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sort"
 	"time"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,6 +34,7 @@ import (
 	"k8s.io/autoscaler/vertical-pod-autoscaler/pkg/recommender/logic"
 	"k8s.io/autoscaler/vertical-pod-autoscaler/pkg/recommender/model"
 	"k8s.io/autoscaler/vertical-pod-autoscaler/pkg/recommender/routines"
+	controllerfetcher "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/target/controller_fetcher"
 )
 
 type config struct {
@@ -84,9 +87,9 @@ type scenario struct {
 }
 
 type phaseResult struct {
-	Recommendation *vpa_types.RecommendedPodResources     `json:"recommendation"`
+	Recommendation *vpa_types.RecommendedPodResources          `json:"recommendation"`
 	Checkpoints    []vpa_types.VerticalPodAutoscalerCheckpoint `json:"checkpoints"`
-	Rejected       int                                      `json:"rejected"`
+	Rejected       int                                         `json:"rejected"`
 }
 
 type scenarioResult struct {
@@ -259,11 +262,19 @@ func (f *feeder) checkpoints(now time.Time) []vpa_types.VerticalPodAutoscalerChe
 	return out
 }
 
+// existingControllers answers that every pod's controller still exists (GC then only drops expired
+// aggregates, like the recommend command assumes).
+type existingControllers struct{}
+
+func (existingControllers) FindTopMostWellKnownOrScalable(_ context.Context, c *controllerfetcher.ControllerKeyWithAPIVersion) (*controllerfetcher.ControllerKeyWithAPIVersion, error) {
+	return c, nil
+}
+
 func runScenario(s scenario) (res scenarioResult) {
 	res.Name = s.Name
 	defer func() {
 		if r := recover(); r != nil {
-			res.Error = fmt.Sprint(r)
+			res.Error = fmt.Sprint(r) + "\n" + string(debug.Stack())
 		}
 	}()
 	initAggregations(s.Config)
@@ -278,6 +289,9 @@ func runScenario(s scenario) (res scenarioResult) {
 	}
 	if vpaObj.Namespace == "" {
 		vpaObj.Namespace = "default"
+	}
+	if vpaObj.Spec.TargetRef == nil {
+		vpaObj.Spec.TargetRef = &autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "app"}
 	}
 	var previous []vpa_types.VerticalPodAutoscalerCheckpoint
 	for _, ph := range s.Phases {
@@ -296,7 +310,7 @@ func runScenario(s scenario) (res scenarioResult) {
 			}
 		}
 		now := mustTime(ph.Now)
-		f.cluster.RateLimitedGarbageCollectAggregateCollectionStates(context.Background(), now, nil)
+		f.cluster.RateLimitedGarbageCollectAggregateCollectionStates(context.Background(), now, existingControllers{})
 		stateMap := routines.GetContainerNameToAggregateStateMap(f.vpa)
 		resources := recommender.GetRecommendedPodResources(stateMap)
 		rec := logic.MapToListOfRecommendedContainerResources(resources, format)
