@@ -60,6 +60,16 @@ export function filterControlledResources(estimation: Resources, controlled: rea
   return out;
 }
 
+/** The six estimator chains, before the pod minimum is applied. */
+export interface PodEstimators {
+  targetCPU: Estimator;
+  targetMemory: Estimator;
+  lowerBoundCPU: Estimator;
+  lowerBoundMemory: Estimator;
+  upperBoundCPU: Estimator;
+  upperBoundMemory: Estimator;
+}
+
 export class PodResourceRecommender {
   private readonly targetCPU: Estimator;
   private readonly targetMemory: Estimator;
@@ -68,8 +78,21 @@ export class PodResourceRecommender {
   private readonly upperBoundCPU: Estimator;
   private readonly upperBoundMemory: Estimator;
 
-  constructor(readonly config: RecommendationConfig = DEFAULT_RECOMMENDATION_CONFIG) {
+  /** Upstream's CreatePodResourceRecommender chains, or the given estimators (the pod minimum still applies). */
+  constructor(
+    readonly config: RecommendationConfig = DEFAULT_RECOMMENDATION_CONFIG,
+    estimators?: PodEstimators,
+  ) {
     const c = config;
+    if (estimators) {
+      this.targetCPU = estimators.targetCPU;
+      this.targetMemory = estimators.targetMemory;
+      this.lowerBoundCPU = estimators.lowerBoundCPU;
+      this.lowerBoundMemory = estimators.lowerBoundMemory;
+      this.upperBoundCPU = estimators.upperBoundCPU;
+      this.upperBoundMemory = estimators.upperBoundMemory;
+      return;
+    }
     const m = c.safetyMarginFraction;
     this.targetCPU = withMargin(m, percentileCPUEstimator(c.targetCPUPercentile));
     this.lowerBoundCPU = withConfidenceMultiplier(0.001, -2.0, withMargin(m, percentileCPUEstimator(c.lowerBoundCPUPercentile)), c.confidenceIntervalCPU);

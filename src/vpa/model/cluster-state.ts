@@ -308,3 +308,8 @@ export function containerNameToAggregateStateMap(
   }
   return out;
 }
+
+/** VPAs in checkpoint-writing order: least recently written first, never-written ones before all. */
+export function vpasInCheckpointOrder(vpas: Iterable<VpaState>): VpaState[] {
+  return [...vpas].sort((a, b) => (a.checkpointWritten ?? -Infinity) - (b.checkpointWritten ?? -Infinity));
+}

@@ -11,3 +11,4 @@ export * from './container-state.ts';
 export * from './cluster-state.ts';
 export * from './checkpoint-json.ts';
 export * from './vpa-types.ts';
+export * from './vpa-conditions.ts';
