@@ -1,5 +1,5 @@
 // `--estimators auto`: choose among Crane's FFT estimators and the seasonal ones by a backtest on the last
-// whole period (history = the earlier periods) that counts under-predicted points. Crane's own choice sets
+// whole periods (each forecast from the periods before it) that counts under-predicted points. Crane's own choice sets
 // the budget: its over-provisioning on the same backtest, plus `overProvisionBudget` percentage points.
 // Within that budget, the candidate (shape, moving-max smoothing, additive margin taken from the quantiles
 // of its backtest residuals) that under-predicts the fewest points wins; ties go to less over-provisioning.
@@ -15,8 +15,10 @@ export type AutoEstimatorSpec = CraneEstimatorSpec | SeasonalEstimatorSpec;
 export interface AutoConfig {
   /** Extra over-provisioning allowed over Crane's on the backtest, percentage points of the actual total. */
   overProvisionBudget: number;
-  /** Residual quantiles tried as additive margins (0 margin is always tried). */
-  marginQuantiles: readonly number[];
+  /** Backtest on up to this many of the last periods (each forecast from the periods before it). */
+  folds: number;
+  /** Backtest under-prediction points (%) another shape must gain over Crane's own to replace it. */
+  minImprovement: number;
   estimators: readonly AutoEstimatorSpec[];
   /** Half-widths (samples) of the moving maximum tried on every estimator. */
   smoothingHalfWidths: readonly number[];
@@ -33,7 +35,8 @@ const fftNoMargin = (min: number, low: number): CraneEstimatorSpec => ({
 
 export const DEFAULT_AUTO_CONFIG: AutoConfig = {
   overProvisionBudget: 3,
-  marginQuantiles: [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95],
+  folds: 3,
+  minImprovement: 2,
   estimators: [
     { kind: 'seasonalNaive' },
     { kind: 'periodMean' },
@@ -56,7 +59,7 @@ function estimate(spec: AutoEstimatorSpec, shared: SharedSpectrum, periodSeconds
     : seasonalEstimate(spec, shared.signal, periodSeconds);
 }
 
-function quantileOf(values: Float64Array, q: number): number {
+export function quantileOf(values: Float64Array, q: number): number {
   const sorted = Float64Array.from(values).sort();
   const pos = q * (sorted.length - 1);
   const lo = Math.floor(pos);
@@ -102,36 +105,75 @@ export interface AutoSelection {
   candidates: AutoCandidateScore[];
 }
 
+interface Fold {
+  shared: SharedSpectrum;
+  actual: Float64Array;
+}
+
+/** Backtest folds: forecast period k from periods 0..k-1, for the last `count` periods (at least one). */
+function folds(signal: Signal, nPeriods: number, count: number): Fold[] {
+  const per = Math.floor(signal.samples.length / nPeriods);
+  const out: Fold[] = [];
+  for (let k = nPeriods - 1; k >= Math.max(1, nPeriods - count); k--) {
+    out.push({
+      shared: new SharedSpectrum({ sampleRate: signal.sampleRate, samples: signal.samples.subarray(0, k * per) }),
+      actual: signal.samples.subarray(k * per, (k + 1) * per),
+    });
+  }
+  return out;
+}
+
+function pooled(parts: { under: number; over: number }[]): { under: number; over: number } {
+  let under = 0;
+  let over = 0;
+  for (const p of parts) {
+    under += p.under;
+    over += p.over;
+  }
+  return { under: under / parts.length, over: over / parts.length };
+}
+
 export function selectAutoEstimator(signal: Signal, nPeriods: number, periodSeconds: number, config: AutoConfig): AutoSelection {
   const per = Math.floor(signal.samples.length / nPeriods);
-  const history: Signal = { sampleRate: signal.sampleRate, samples: signal.samples.subarray(0, (nPeriods - 1) * per) };
-  const actual = signal.samples.subarray((nPeriods - 1) * per);
-  const shared = new SharedSpectrum(history);
+  const backtests = folds(signal, nPeriods, config.folds);
   const craneSel = selectCraneEstimator(DEFAULT_CRANE_ESTIMATORS, signal, nPeriods, periodSeconds);
   const craneSpec = DEFAULT_CRANE_ESTIMATORS[craneSel.best] ?? (DEFAULT_CRANE_ESTIMATORS[0] as CraneEstimatorSpec);
-  const craneBt = provisioning(actual, craneEstimate(craneSpec, shared, periodSeconds));
+  const craneBt = pooled(backtests.map((f) => provisioning(f.actual, craneEstimate(craneSpec, f.shared, periodSeconds))));
   const budget = craneBt.over + config.overProvisionBudget;
   const candidates: AutoCandidateScore[] = [];
   let best: { spec: AutoEstimatorSpec; score: AutoCandidateScore } = {
     spec: craneSpec,
     score: { estimator: craneEstimatorName(craneSpec), smoothingHalfWidth: 0, margin: 0, ...craneBt },
   };
-  const residual = new Float64Array(per);
-  for (const spec of config.estimators) {
-    const base = estimate(spec, shared, periodSeconds);
+  const specs: AutoEstimatorSpec[] = [craneSpec, ...config.estimators];
+  for (const spec of specs) {
+    const bases = backtests.map((f) => estimate(spec, f.shared, periodSeconds));
     const name = autoEstimatorName(spec);
     for (const w of config.smoothingHalfWidths) {
-      const shaped = movingMax(base, w);
-      for (let i = 0; i < per; i++) residual[i] = (actual[i] as number) - (shaped[i] as number);
-      const margins = [0, ...config.marginQuantiles.map((q) => Math.max(0, quantileOf(residual, q)))];
-      for (const margin of new Set(margins)) {
-        const score = { estimator: name, smoothingHalfWidth: w, margin, ...provisioning(actual, shaped, margin) };
-        candidates.push(score);
-        if (score.over > budget) continue;
-        if (score.under < best.score.under || (score.under === best.score.under && score.over < best.score.over)) {
-          best = { spec, score };
+      const shaped = bases.map((b) => movingMax(b, w));
+      const at = (margin: number) => pooled(backtests.map((f, j) => provisioning(f.actual, shaped[j] as Float64Array, margin)));
+      // Spend the whole budget: the largest additive margin whose backtest over-provisioning fits in it.
+      let margin = 0;
+      let bt = at(0);
+      if (bt.over <= budget) {
+        let lo = 0;
+        let hi = 1;
+        while (at(hi).over <= budget && hi < 1e12) hi *= 2;
+        for (let it = 0; it < 40; it++) {
+          const mid = (lo + hi) / 2;
+          if (at(mid).over <= budget) lo = mid;
+          else hi = mid;
         }
+        margin = lo;
+        bt = at(lo);
       }
+      const score = { estimator: name, smoothingHalfWidth: w, margin, ...bt };
+      candidates.push(score);
+      if (score.over > budget) continue;
+      // Crane's shape with the budget-spending margin is the baseline (evaluated first); another shape must
+      // beat it clearly, since one backtest period is a small sample.
+      if (spec === craneSpec && w === 0) best = { spec, score };
+      else if (score.under < best.score.under - config.minImprovement) best = { spec, score };
     }
   }
   return {

@@ -101,7 +101,10 @@ export function dspForecast(history: TimeSeries, config: DspForecastConfig, seed
   const sel = auto.selection;
   return {
     periodSeconds: period,
-    estimator: sel.smoothingHalfWidth > 0 ? `${sel.name} + moving max ±${sel.smoothingHalfWidth}` : sel.name,
+    estimator:
+      sel.name +
+      (sel.smoothingHalfWidth > 0 ? ` + moving max ±${sel.smoothingHalfWidth}` : '') +
+      (sel.margin > 0 ? ` + margin ${Number(sel.margin.toPrecision(6))}` : ''),
     backtest: {
       method: `fewest under-predicted points on the last period within Crane's over-provisioning + ${(config.auto ?? DEFAULT_AUTO_CONFIG).overProvisionBudget} points`,
       periods,
