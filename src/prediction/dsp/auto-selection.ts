@@ -134,7 +134,6 @@ function pooled(parts: { under: number; over: number }[]): { under: number; over
 }
 
 export function selectAutoEstimator(signal: Signal, nPeriods: number, periodSeconds: number, config: AutoConfig): AutoSelection {
-  const per = Math.floor(signal.samples.length / nPeriods);
   const backtests = folds(signal, nPeriods, config.folds);
   const craneSel = selectCraneEstimator(DEFAULT_CRANE_ESTIMATORS, signal, nPeriods, periodSeconds);
   const craneSpec = DEFAULT_CRANE_ESTIMATORS[craneSel.best] ?? (DEFAULT_CRANE_ESTIMATORS[0] as CraneEstimatorSpec);
