@@ -180,6 +180,8 @@ export function createMetricsApiHandler(deps: HandlerDeps) {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
+    // We never read bodies; drain them so a kept-alive connection stays usable after our answer.
+    req.resume();
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q >= 0 ? url.slice(0, q) : url;

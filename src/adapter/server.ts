@@ -84,8 +84,12 @@ export async function startMetricsAdapter(
   app.use((req, res) => {
     void handle(req, res);
   });
-  const ca = [options.requestHeader.caPem, ...(options.requestHeader.clientCaPem ? [options.requestHeader.clientCaPem] : [])];
-  const server: Server = createServer({ cert: serving.cert, key: serving.key, requestCert: true, rejectUnauthorized: false, ca }, app);
+  // No `ca` here on purpose: the authenticator verifies chains itself against the request-header CA. Handing
+  // OpenSSL the CA too made it check look-alike certificates (same issuer name, other key) during the
+  // handshake and leave the failure on its error queue, where it later broke unrelated reads on that
+  // connection ("socket hang up" under load, found by the fuzz test). Go clients send their certificate
+  // whatever CA names we advertise (§6.2).
+  const server: Server = createServer({ cert: serving.cert, key: serving.key, requestCert: true, rejectUnauthorized: false }, app);
   server.keepAliveTimeout = 120_000;
   server.headersTimeout = 125_000;
   server.on('tlsClientError', (err) => logger.debug({ err }, 'TLS handshake failed'));
