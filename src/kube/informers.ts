@@ -12,8 +12,15 @@ export interface KindRef {
 
 export type Handler<T> = (obj: T) => void;
 
-export class SharedInformer<T extends KubernetesObject> {
-  private readonly informer: Informer<T> & ObjectCache<T>;
+/** Any API object as plain JSON (times stay strings, unlike client-node's typed models). */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name: string; namespace?: string; resourceVersion?: string; deletionTimestamp?: string };
+}
+
+export class SharedInformer<T extends KubeObject> {
+  private readonly informer: Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
   private synced = false;
   private stopped = true;
   private failures = 0;
@@ -27,7 +34,7 @@ export class SharedInformer<T extends KubernetesObject> {
   ) {
     const path = resourcePath(kind.apiVersion, kind.plural);
     const list = async () => {
-      const l = await client.get<KubernetesListObject<T>>(path);
+      const l = await client.get<KubernetesListObject<KubernetesObject>>(path);
       // Lists omit each item's apiVersion/kind; readers of the cache should not have to care.
       const [apiVersion, kindName] = [l.apiVersion, l.kind?.replace(/List$/, '')];
       for (const item of l.items) {
@@ -36,7 +43,7 @@ export class SharedInformer<T extends KubernetesObject> {
       }
       return l;
     };
-    this.informer = makeInformer<T>(client.kubeConfig, path, list) as Informer<T> & ObjectCache<T>;
+    this.informer = makeInformer<KubernetesObject>(client.kubeConfig, path, list) as Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
     this.informer.on('error', (err: unknown) => this.onError(err));
     this.informer.on('connect', () => {
       this.failures = 0;
@@ -93,41 +100,41 @@ export class SharedInformer<T extends KubernetesObject> {
   }
 
   get(namespace: string | undefined, name: string): T | undefined {
-    return this.informer.get(name, namespace);
+    return this.informer.get(name, namespace) as T | undefined;
   }
 
   list(namespace?: string): readonly T[] {
-    return this.informer.list(namespace);
+    return this.informer.list(namespace) as unknown as readonly T[];
   }
 
   onAdd(h: Handler<T>): void {
-    this.informer.on('add', h);
+    this.informer.on('add', h as unknown as Handler<KubernetesObject>);
   }
   onUpdate(h: Handler<T>): void {
-    this.informer.on('update', h);
+    this.informer.on('update', h as unknown as Handler<KubernetesObject>);
   }
   onDelete(h: Handler<T>): void {
-    this.informer.on('delete', h);
+    this.informer.on('delete', h as unknown as Handler<KubernetesObject>);
   }
   onChange(h: Handler<T>): void {
-    this.informer.on('change', h);
+    this.informer.on('change', h as unknown as Handler<KubernetesObject>);
   }
 }
 
 /** The process' informers, one per kind; asking twice for a kind returns the same informer. */
 export class InformerRegistry {
-  private readonly informers = new Map<string, SharedInformer<KubernetesObject>>();
+  private readonly informers = new Map<string, SharedInformer<KubeObject>>();
 
   constructor(
     private readonly client: KubeApiClient,
     private readonly log: Logger,
   ) {}
 
-  informer<T extends KubernetesObject>(kind: KindRef): SharedInformer<T> {
+  informer<T extends KubeObject>(kind: KindRef): SharedInformer<T> {
     const key = `${kind.apiVersion}/${kind.plural}`;
     let inf = this.informers.get(key);
     if (!inf) {
-      inf = new SharedInformer<KubernetesObject>(kind, this.client, this.log);
+      inf = new SharedInformer<KubeObject>(kind, this.client, this.log);
       this.informers.set(key, inf);
     }
     return inf as unknown as SharedInformer<T>;
