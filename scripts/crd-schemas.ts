@@ -63,7 +63,6 @@ const scalingRules = () =>
     policies: arr(obj({ type: str(), value: int32(), periodSeconds: int32() }, ['type', 'value', 'periodSeconds']), { 'x-kubernetes-list-type': 'atomic' }),
     selectPolicy: str(),
     stabilizationWindowSeconds: int32(),
-    tolerance: quantity(),
   });
 
 export const hpaBehavior = (): Schema => obj({ scaleUp: scalingRules(), scaleDown: scalingRules() });

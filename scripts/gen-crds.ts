@@ -38,7 +38,11 @@ function crd(c: CrdInput): Schema {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${c.plural}.${c.group}` },
+    metadata: {
+      name: `${c.plural}.${c.group}`,
+      // *.k8s.io groups are protected: upstream VPA carries this approval annotation, so must we.
+      ...(c.group.endsWith('.k8s.io') ? { annotations: { 'api-approved.kubernetes.io': 'https://github.com/kubernetes/kubernetes/pull/63797' } } : {}),
+    },
     spec: {
       group: c.group,
       names: {

@@ -65,9 +65,10 @@ class Failure extends Error {
 
 export class EhpaReconciler {
   private readonly now: () => number;
-  /** What we last wrote per owned object: if the desired object and the observed generation are unchanged, a
-   *  leftover difference is server-side defaulting we did not model, not drift, and is not rewritten. */
-  private readonly applied = new Map<string, { desired: string; generation?: number }>();
+  /** What we last wrote per owned object and the spec the server stored for it: while the desired object is
+   *  unchanged and the stored spec still equals what our write returned, a leftover difference is
+   *  server-side defaulting we did not model, not drift, and is not rewritten (no update loops). */
+  private readonly applied = new Map<string, { desired: string; stored: unknown }>();
   /** Last seen pod selector of each EHPA's target, so pod changes can requeue the right EHPAs. */
   private readonly selectors = new Map<string, { namespace: string; matches: (l: Record<string, string> | undefined) => boolean }>();
 
@@ -170,9 +171,9 @@ export class EhpaReconciler {
     return summarizeCpuRequests(pods, this.now());
   }
 
-  private unchangedSinceApplied(key: string, desired: unknown, generation: number | undefined): boolean {
+  private unchangedSinceApplied(key: string, desired: unknown, existingSpec: unknown): boolean {
     const a = this.applied.get(key);
-    return !!a && a.desired === JSON.stringify(desired) && a.generation === generation;
+    return !!a && a.desired === JSON.stringify(desired) && semanticEqual(a.stored, existingSpec);
   }
 
   private async reconcileHpa(ehpa: EffectiveHorizontalPodAutoscaler, scale: Scale) {
@@ -185,7 +186,7 @@ export class EhpaReconciler {
     try {
       if (!existing) {
         hpa = await this.d.client.create<HorizontalPodAutoscaler>(path, desired);
-        this.applied.set(appliedKey, { desired: JSON.stringify(desired), generation: hpa.metadata.generation });
+        this.applied.set(appliedKey, { desired: JSON.stringify(desired), stored: hpa.spec });
         this.d.events.event(ehpa, 'Normal', 'HPACreated', `Create HorizontalPodAutoscaler ${desired.metadata.name}`);
       } else {
         if (ownerUid(existing) !== ehpa.metadata.uid) {
@@ -195,7 +196,7 @@ export class EhpaReconciler {
           semanticEqual(existing.spec, desired.spec) &&
           hasLabels(existing.metadata.labels, desired.metadata.labels) &&
           hasLabels(existing.metadata.annotations, desired.metadata.annotations);
-        if (!same && !this.unchangedSinceApplied(appliedKey, desired, existing.metadata.generation)) {
+        if (!same && !this.unchangedSinceApplied(appliedKey, desired, existing.spec)) {
           const body: HorizontalPodAutoscaler = {
             ...existing,
             metadata: {
@@ -206,7 +207,7 @@ export class EhpaReconciler {
             spec: desired.spec,
           };
           hpa = await this.d.client.replace<HorizontalPodAutoscaler>(`${path}/${encodeURIComponent(desired.metadata.name)}`, body);
-          this.applied.set(appliedKey, { desired: JSON.stringify(desired), generation: hpa.metadata.generation });
+          this.applied.set(appliedKey, { desired: JSON.stringify(desired), stored: hpa.spec });
         }
       }
     } catch (e) {
@@ -231,16 +232,16 @@ export class EhpaReconciler {
     try {
       if (!existing) {
         const created = await this.d.client.create<TimeSeriesPrediction>(path, desired);
-        this.applied.set(appliedKey, { desired: JSON.stringify(desired), generation: created.metadata.generation });
+        this.applied.set(appliedKey, { desired: JSON.stringify(desired), stored: created.spec });
         this.d.events.event(ehpa, 'Normal', 'PredictionCreated', `Create TimeSeriesPrediction ${name}`);
         return created;
       }
       if (ownerUid(existing) !== ehpa.metadata.uid) {
         throw new Failure('FailedReconcilePrediction', `TimeSeriesPrediction ${name} exists and is not controlled by this EHPA`, false);
       }
-      if (!semanticEqual(existing.spec, desired.spec) && !this.unchangedSinceApplied(appliedKey, desired, existing.metadata.generation)) {
+      if (!semanticEqual(existing.spec, desired.spec) && !this.unchangedSinceApplied(appliedKey, desired, existing.spec)) {
         const updated = await this.d.client.replace<TimeSeriesPrediction>(`${path}/${encodeURIComponent(name)}`, { ...existing, spec: desired.spec });
-        this.applied.set(appliedKey, { desired: JSON.stringify(desired), generation: updated.metadata.generation });
+        this.applied.set(appliedKey, { desired: JSON.stringify(desired), stored: updated.spec });
         return updated;
       }
       return existing;

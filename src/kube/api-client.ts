@@ -52,7 +52,11 @@ export class KubeApiClient {
   readonly requestCounts = new Map<string, number>();
   private readonly server: URL;
 
-  constructor(readonly kubeConfig: KubeConfig) {
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    /** Shows up as the field manager in managedFields and in audit logs. */
+    readonly userAgent = 'ehpa-adapter',
+  ) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
     this.server = new URL(cluster.server);
@@ -68,7 +72,7 @@ export class KubeApiClient {
     const url = new URL(this.server.pathname.replace(/\/$/, '') + path, this.server);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     this.requestCounts.set(method, (this.requestCounts.get(method) ?? 0) + 1);
-    const options: https.RequestOptions = { method, headers: { Accept: 'application/json' } };
+    const options: https.RequestOptions = { method, headers: { Accept: 'application/json', 'User-Agent': this.userAgent } };
     await this.kubeConfig.applyToHTTPSOptions(options);
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     if (body !== undefined) {
