@@ -155,6 +155,27 @@ describe('e2e: local control plane and Prometheus harness', function () {
     expect(hist[0]!.metric).to.include({ job: 'kubelet', instance: 'e2e-node' });
   });
 
+  it('stops and restarts Prometheus on the same data and port', async () => {
+    const c = env.cluster;
+    const info = c.backfilled[0]!;
+    await c.stopPrometheus();
+    const down = await fetch(`${c.promUrl}/-/ready`).then(() => 'up', () => 'down');
+    expect(down).to.equal('down');
+    await c.startPrometheus();
+    const r = await queryInstant(c.promUrl, `container_memory_working_set_bytes{namespace="${NS}",pod="history-7d9c8b6f5d-abcde"}`, info.lastTs);
+    expect(r).to.have.length(1);
+  });
+
+  it('stops and restarts kube-controller-manager', async () => {
+    const c = env.cluster;
+    await c.stopControllerManager();
+    await createDeployment(c, NS, 'later', { replicas: 1 });
+    await sleep(3000);
+    expect((await podsOf(c, NS, 'app=later')).length).to.equal(0);
+    await c.startControllerManager();
+    await waitReplicas(c, NS, 'later', 1);
+  });
+
   it('runs bin/ehpa-adapter.js serve as its own process and stops it cleanly', async () => {
     const c = env.cluster;
     const a = await c.startAdapterProcess({ args: ['--log-level=info'] });

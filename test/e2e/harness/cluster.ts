@@ -50,6 +50,8 @@ export interface ClusterOptions {
   scrapeIntervalSeconds?: number;
   hpaSyncPeriod?: string;
   hpaDownscaleStabilization?: string;
+  /** kube-controller-manager --use-service-account-credentials (default false: all controllers act as system:kube-controller-manager). */
+  useServiceAccountCredentials?: boolean;
   apiserverArgs?: string[];
   controllerManagerArgs?: string[];
   /** Keep the temp dir (certs, data, logs) after stop(); also EHPA_E2E_KEEP=1. */
@@ -205,6 +207,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const kcmCfg: ControllerManagerConfig = {
       binary: binaries.kubeControllerManager, kubeconfigPath: kcmKubeconfig, port: kcmPort, pki, logDir,
       hpaSyncPeriod: opts.hpaSyncPeriod ?? '2s', hpaDownscaleStabilization: opts.hpaDownscaleStabilization ?? '5s',
+      useServiceAccountCredentials: opts.useServiceAccountCredentials ?? false,
       ...(opts.controllerManagerArgs ? { extraArgs: opts.controllerManagerArgs } : {}),
     };
     if (opts.controllerManager ?? true) {
