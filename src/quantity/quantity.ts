@@ -31,28 +31,47 @@ function divAwayFromZero(a: bigint, b: bigint): { q: bigint; exact: boolean } {
 }
 
 export class Quantity {
+  // The unscaled value is kept as a safe-integer number when it fits (the common case: millicores and
+  // bytes) and converted to a BigInt only when exact arithmetic needs it.
+  private big: bigint | undefined;
+  private readonly small: number;
+
   /** @param cached the original text when apimachinery would keep it (it is then what String() shows). */
   private constructor(
-    readonly unscaled: bigint,
+    unscaled: bigint | number,
     readonly scale: number,
     readonly format: QuantityFormat,
     private readonly decimalForm: boolean,
     private readonly cached?: string,
-  ) {}
+  ) {
+    if (typeof unscaled === 'number') {
+      if (!Number.isSafeInteger(unscaled)) throw new RangeError(`quantity value ${unscaled} is not a safe integer`);
+      this.small = unscaled;
+    } else {
+      this.big = unscaled;
+      this.small = Number.NaN;
+    }
+  }
+
+  /** The exact value is unscaled × 10^scale. */
+  get unscaled(): bigint {
+    if (this.big === undefined) this.big = BigInt(this.small);
+    return this.big;
+  }
 
   /** resource.NewScaledQuantity(value, scale): DecimalSI. */
   static scaled(value: bigint | number, scale: number): Quantity {
-    return new Quantity(BigInt(value), scale, 'DecimalSI', false);
+    return new Quantity(value, scale, 'DecimalSI', false);
   }
 
   /** resource.NewQuantity(value, format). */
   static of(value: bigint | number, format: QuantityFormat): Quantity {
-    return new Quantity(BigInt(value), 0, format, false);
+    return new Quantity(value, 0, format, false);
   }
 
   /** resource.NewMilliQuantity(milli, format). */
   static milli(milli: bigint | number, format: QuantityFormat): Quantity {
-    return new Quantity(BigInt(milli), -3, format, false);
+    return new Quantity(milli, -3, format, false);
   }
 
   /** resource.ParseQuantity. Throws QuantityParseError. */
@@ -66,11 +85,12 @@ export class Quantity {
   }
 
   isZero(): boolean {
-    return this.unscaled === 0n;
+    return this.big === undefined ? this.small === 0 : this.big === 0n;
   }
 
   sign(): number {
-    return this.unscaled === 0n ? 0 : this.unscaled < 0n ? -1 : 1;
+    const u = this.unscaled;
+    return u === 0n ? 0 : u < 0n ? -1 : 1;
   }
 
   /** Compares exact values: -1, 0 or 1. */
@@ -90,11 +110,13 @@ export class Quantity {
 
   /** Quantity.Value(): whole units rounded up. */
   value(): number {
+    if (this.big === undefined && this.scale === 0) return this.small;
     return Number(this.asScale(0).value);
   }
 
   /** Quantity.MilliValue(): milli-units rounded up. */
   milliValue(): number {
+    if (this.big === undefined && this.scale === -3) return this.small;
     return Number(this.asScale(-3).value);
   }
 

@@ -89,7 +89,7 @@ export class VpaState {
    */
   aggregateStateByContainerName(config: AggregationsConfig, now: Instant): Map<string, AggregateContainerState> {
     const out = new Map<string, AggregateContainerState>();
-    const ids = [...this.aggregateContainerStates.keys()].sort();
+    const ids = this.aggregateContainerStates.size > 1 ? [...this.aggregateContainerStates.keys()].sort() : this.aggregateContainerStates.keys();
     for (const id of ids) {
       const { key, state } = this.aggregateContainerStates.get(id) as { key: AggregateStateKey; state: AggregateContainerState };
       let merged = out.get(key.containerName);
@@ -99,7 +99,8 @@ export class VpaState {
       }
       merged.mergeContainerState(state);
     }
-    for (const name of [...this.containersInitialAggregateState.keys()].sort()) {
+    const names = this.containersInitialAggregateState.size > 1 ? [...this.containersInitialAggregateState.keys()].sort() : this.containersInitialAggregateState.keys();
+    for (const name of names) {
       let merged = out.get(name);
       if (!merged) {
         merged = new AggregateContainerState(config, now);
