@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { forecast, InvalidSeriesError } from '../../../src/prediction/index.ts';
+import { forecast, InvalidSeriesError, toPredictionSamples } from '../../../src/prediction/index.ts';
 import { SeededRandom } from '../../../src/prediction/dsp/seeded-random.ts';
 
 const T0 = 1_700_000_000 - (1_700_000_000 % 86_400);
@@ -64,6 +64,12 @@ describe('prediction forecast()', function () {
     expect(f.samples).to.have.length(10);
     expect(new Set(f.samples.map((s) => s.value)).size).to.equal(1);
     expect(f.samples[0]?.value).to.equal(100); // values above the default histogram's max (100) land in its last bucket
+  });
+  it('toPredictionSamples formats values as Go %.5f for the TSP status', () => {
+    expect(toPredictionSamples([{ timestamp: 60, value: 0.015625 }, { timestamp: 120, value: 2.718281828 }])).to.deep.equal([
+      { value: '0.01562', timestamp: 60 },
+      { value: '2.71828', timestamp: 120 },
+    ]);
   });
   it('rejects a history off the sample grid', () => {
     const bad = { timestamps: [T0, T0 + 90], values: [1, 2] };
