@@ -2,12 +2,13 @@
 // ours (TypeScript, whole pipeline including preprocessing) against Crane's Go code (gocrane/crane v0.11.0
 // findPeriod + bestEstimator + estimate on the already preprocessed signal), same input, same run.
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import { forecast } from '../../src/prediction/index.ts';
 import { preprocess } from '../../src/prediction/dsp/preprocess.ts';
 import { buildCraneOracle } from '../../test/oracles/crane-oracle-build.ts';
 import { craneTraces, loadTrace } from '../traces.ts';
 
-const REPEAT = Number(process.env['DSP_BENCH_REPEAT'] ?? 7);
+const REPEAT = Number(process.env['DSP_BENCH_REPEAT'] ?? 9);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -25,29 +26,36 @@ function main(): void {
     const keep = 15 * 1440 + 60;
     const series = { timestamps: full.timestamps.slice(-keep), values: full.values.slice(-keep) };
     const now = series.timestamps[series.timestamps.length - 1] as number;
-    const ours = (mode: 'crane' | 'auto') => {
-      const times: number[] = [];
-      let period: string | null = null;
-      for (let r = 0; r < REPEAT + 1; r++) {
-        const t0 = performance.now();
-        const f = forecast(series, { algorithm: 'dsp', sampleIntervalSeconds: 60, estimators: mode }, { now, seed: r + 1 });
-        const dt = performance.now() - t0;
-        period = f.period;
-        if (r > 0) times.push(dt); // the first run warms the JIT and the FFT plans
-      }
-      return { ms: median(times), period };
-    };
-    const crane = ours('crane');
-    const auto = ours('auto');
-    let goMs = NaN;
     const oracle = buildCraneOracle();
-    if (oracle) {
-      const pre = preprocess(series, 60);
-      const req = JSON.stringify({ op: 'bench', sampleRate: 1 / 60, samples: Array.from(pre.values), repeat: REPEAT }) + '\n';
-      const r = spawnSync(oracle, { input: req, maxBuffer: 1 << 28 });
-      const resp = JSON.parse(r.stdout.toString()) as { nanosPerOp: number[] };
-      goMs = median(resp.nanosPerOp) / 1e6;
+    const pre = preprocess(series, 60);
+    const goRequest = JSON.stringify({ op: 'bench', sampleRate: 1 / 60, samples: Array.from(pre.values), repeat: 1 }) + '\n';
+    const once = (mode: 'crane' | 'auto', seed: number) => {
+      const t0 = performance.now();
+      const f = forecast(series, { algorithm: 'dsp', sampleIntervalSeconds: 60, estimators: mode }, { now, seed });
+      return { ms: performance.now() - t0, period: f.period };
+    };
+    const goOnce = () => {
+      const r = spawnSync(oracle as string, { input: goRequest, maxBuffer: 1 << 28 });
+      return (JSON.parse(r.stdout.toString()) as { nanosPerOp: number[] }).nanosPerOp[0] as number / 1e6;
+    };
+    // Warm-up (JIT, FFT plans; Go: page cache), then interleave the three so machine load hits all alike.
+    once('crane', 0);
+    once('auto', 0);
+    if (oracle) goOnce();
+    const craneTimes: number[] = [];
+    const autoTimes: number[] = [];
+    const goTimes: number[] = [];
+    let period: string | null = null;
+    for (let r = 0; r < REPEAT; r++) {
+      const c = once('crane', r + 1);
+      period = c.period;
+      craneTimes.push(c.ms);
+      autoTimes.push(once('auto', r + 1).ms);
+      if (oracle) goTimes.push(goOnce());
     }
+    const crane = { ms: median(craneTimes), period };
+    const auto = { ms: median(autoTimes) };
+    const goMs = oracle ? median(goTimes) : NaN;
     const fps = (ms: number) => (1000 / ms).toFixed(2);
     rows.push(
       `| ${name} (15d, 1m, period ${crane.period}) | ${crane.ms.toFixed(0)} ms (${fps(crane.ms)}/s) | ${auto.ms.toFixed(0)} ms (${fps(auto.ms)}/s) | ` +
@@ -55,7 +63,7 @@ function main(): void {
         `${Number.isNaN(goMs) ? '—' : `${(goMs / crane.ms).toFixed(2)}x`} | ${Number.isNaN(goMs) ? '—' : `${(goMs / auto.ms).toFixed(2)}x`} |`,
     );
   }
-  console.log(`median of ${REPEAT} forecasts each (node ${process.version})\n`);
+  console.log(`median of ${REPEAT} interleaved forecasts each (node ${process.version}, ${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)})\n`);
   console.log('| series | ours, crane mode | ours, auto mode | Crane (Go) | speed-up crane mode | speed-up auto mode |');
   console.log('|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);

@@ -11,7 +11,16 @@ import {
   type PercentileConfig,
 } from './percentile/percentile-forecast.ts';
 
+import { formatGoFixed5 } from './go-format.ts';
+import type { PredictionSample } from './types.ts';
+
 export { formatGoFixed5 } from './go-format.ts';
+export {
+  dspSettingsFromSpec,
+  percentileSettingsFromSpec,
+  type DspSettings,
+  type PercentileSettings,
+} from './crane-config.ts';
 export { InvalidSeriesError } from './dsp/preprocess.ts';
 export type { ForecastSample, EstimatorMode } from './dsp/forecast.ts';
 export type { CraneEstimatorSpec } from './dsp/crane-estimators.ts';
@@ -33,7 +42,10 @@ export interface ForecastConfig {
   historySeconds?: number;
   /** dsp default: Crane's horizon (one period per history period); percentile default: 1 hour. */
   horizonSeconds?: number;
-  /** dsp only; default `crane`. */
+  /**
+   * dsp only; default `auto` (it beats `crane` on the held-out evaluation, BENCHMARKS.md). Use `crane` with
+   * `craneEstimators` for Crane's exact behaviour, e.g. when an EHPA lists its own estimators.
+   */
   estimators?: EstimatorMode;
   /** dsp `crane` mode estimator list; default Crane's eight FFT estimators. */
   craneEstimators?: readonly CraneEstimatorSpec[];
@@ -104,7 +116,7 @@ export function forecast(history: ForecastHistory, config: ForecastConfig, conte
       intervalSeconds: interval,
       historySeconds: config.historySeconds ?? DEFAULT_DSP_HISTORY_SECONDS,
       horizonSeconds: config.horizonSeconds ?? null,
-      estimators: config.estimators ?? 'crane',
+      estimators: config.estimators ?? 'auto',
       ...(config.craneEstimators ? { craneEstimators: config.craneEstimators } : {}),
     },
     context.seed,
@@ -116,4 +128,9 @@ export function forecast(history: ForecastHistory, config: ForecastConfig, conte
     samples: result.samples,
     ...(result.reason !== undefined ? { reason: result.reason } : {}),
   };
+}
+
+/** TSP status samples (spec §D.10): values as Go `%.5f` text, timestamps in unix seconds. */
+export function toPredictionSamples(samples: readonly ForecastSample[]): PredictionSample[] {
+  return samples.map((s) => ({ value: formatGoFixed5(s.value), timestamp: s.timestamp }));
 }
