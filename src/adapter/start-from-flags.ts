@@ -12,6 +12,7 @@ import { requestHeaderConfigFromConfigMap, type RequestHeaderConfig } from './au
 import { SubjectAccessReviewAuthorizer, type Authorizer } from './authz.ts';
 import { startMetricsAdapter, type MetricsAdapterHandle } from './server.ts';
 import type { AdapterSources, FallbackListener } from './providers/sources.ts';
+import { dedupedFallbackListener } from './providers/fallback-reporter.ts';
 
 const list = (v: unknown): string[] => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : []);
 
@@ -95,7 +96,14 @@ export async function startAdapterFromFlags(flags: ParsedFlags, deps: AdapterDep
       authzCacheTtlMs: flags['authorization-cache-ttl'] as number,
       now: deps.now ?? Date.now,
       localZone: str('cron-local-timezone') ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC',
-      ...(deps.onPredictionFallback ? { onPredictionFallback: deps.onPredictionFallback } : {}),
+      // Logged, and passed on at most once per EHPA and reason every 5 minutes (the HPA asks every 15 s).
+      onPredictionFallback: dedupedFallbackListener(
+        (e) => {
+          deps.logger.warn({ namespace: e.namespace, name: e.ehpaName, reason: e.reason, outcome: e.outcome }, e.message);
+          deps.onPredictionFallback?.(e);
+        },
+        { intervalMs: 300_000, now: deps.now ?? Date.now },
+      ),
       ...(deps.ready ? { ready: deps.ready } : {}),
       exposePrometheus: true,
     },
