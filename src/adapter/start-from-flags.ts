@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { AuthorizationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { IANAZone } from 'luxon';
 import type { ParsedFlags } from '../config/flags.ts';
 import { requestHeaderConfigFromConfigMap, type RequestHeaderConfig } from './authn.ts';
 import { SubjectAccessReviewAuthorizer, type Authorizer } from './authz.ts';
@@ -70,6 +71,8 @@ export async function startAdapterFromFlags(flags: ParsedFlags, deps: AdapterDep
   const tokenFile = flags['remote-adapter-token-file'] as string | undefined;
   const caFile = flags['remote-adapter-ca-file'] as string | undefined;
   const str = (k: string) => flags[k] as string | undefined;
+  const localZone = str('cron-local-timezone') ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
+  if (!IANAZone.isValidZone(localZone)) throw new Error(`--cron-local-timezone: unknown time zone "${localZone}"`);
   return startMetricsAdapter(
     {
       securePort: flags['secure-port'] as number,
@@ -95,7 +98,7 @@ export async function startAdapterFromFlags(flags: ParsedFlags, deps: AdapterDep
       authorizer,
       authzCacheTtlMs: flags['authorization-cache-ttl'] as number,
       now: deps.now ?? Date.now,
-      localZone: str('cron-local-timezone') ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC',
+      localZone,
       // Logged, and passed on at most once per EHPA and reason every 5 minutes (the HPA asks every 15 s).
       onPredictionFallback: dedupedFallbackListener(
         (e) => {
