@@ -1,0 +1,125 @@
+// Turns the EHPA/TSP algorithm blocks (strings, as in Crane's CRDs) into forecaster settings with Crane's
+// rules (spec §D.5, §E.1): numbers are strconv.ParseFloat strings where "" means the default, durations
+// accept "<N>d" or Go durations, and any error makes Crane fall back to its whole default configuration.
+// The error is returned so the controller can report it; the settings are always usable.
+import type { DspSpec, PercentileSpec } from '../ehpa/types.ts';
+import { DEFAULT_CRANE_ESTIMATORS, type CraneEstimatorSpec } from './dsp/crane-estimators.ts';
+import { DEFAULT_PERCENTILE_CONFIG, type PercentileConfig } from './percentile/percentile-forecast.ts';
+import type { HistogramOptions } from './percentile/histogram.ts';
+
+const GO_UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, μs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+
+/** Crane's utils.ParseDuration, in seconds: "15d" (the whole string N + "d") or Go's time.ParseDuration. */
+export function craneParseDurationSeconds(text: string): number {
+  if (/\d+d/.test(text) && /^[+-]?\d+d$/.test(text)) return Number(text.slice(0, -1)) * 86_400;
+  const m = /^([+-]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+|0)$/.exec(text);
+  if (!m) throw new Error(`time: invalid duration "${text}"`);
+  if (m[2] === '0') return 0;
+  let total = 0;
+  for (const part of (m[2] as string).matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) {
+    total += Number(part[1]) * (GO_UNITS[part[2] as string] as number);
+  }
+  return m[1] === '-' ? -total : total;
+}
+
+const GO_FLOAT = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i;
+
+/** Crane's utils.ParseFloat: "" gives the default, otherwise strconv.ParseFloat's decimal syntax. */
+export function craneParseFloat(text: string | undefined, defaultValue: number): number {
+  if (text === undefined || text.length === 0) return defaultValue;
+  if (!GO_FLOAT.test(text)) throw new Error(`strconv.ParseFloat: parsing "${text}": invalid syntax`);
+  const t = text.toLowerCase().replace(/^\+/, '');
+  if (t.endsWith('inf') || t.endsWith('infinity')) return t.startsWith('-') ? -Infinity : Infinity;
+  if (t.endsWith('nan')) return NaN;
+  return Number(t);
+}
+
+export interface DspSettings {
+  intervalSeconds: number;
+  historySeconds: number;
+  craneEstimators: readonly CraneEstimatorSpec[];
+}
+
+export const DEFAULT_DSP_SETTINGS: DspSettings = {
+  intervalSeconds: 60,
+  historySeconds: 15 * 86_400,
+  craneEstimators: DEFAULT_CRANE_ESTIMATORS,
+};
+
+/** Crane's dsp makeInternalConfig; on error the default settings and the error text. */
+export function dspSettingsFromSpec(spec: DspSpec | undefined): { settings: DspSettings; error?: string } {
+  if (!spec) return { settings: DEFAULT_DSP_SETTINGS };
+  try {
+    const intervalSeconds = craneParseDurationSeconds(spec.sampleInterval ?? '');
+    if (intervalSeconds > 3600) throw new Error('historyResolution is too long');
+    const historySeconds = craneParseDurationSeconds(spec.historyLength ?? '');
+    if (historySeconds < 48 * 3600) throw new Error('historyDuration is too short');
+    const estimators: CraneEstimatorSpec[] = [];
+    for (const e of spec.estimators?.maxValue ?? []) {
+      estimators.push({ kind: 'maxValue', marginFraction: craneParseFloat(e.marginFraction, 0) });
+    }
+    for (const e of spec.estimators?.fft ?? []) {
+      estimators.push({
+        kind: 'fft',
+        marginFraction: craneParseFloat(e.marginFraction, 0),
+        highFrequencyThreshold: craneParseFloat(e.highFrequencyThreshold, 1.0 / 3600),
+        lowAmplitudeThreshold: craneParseFloat(e.lowAmplitudeThreshold, 1.0),
+        maxNumOfSpectrumItems: e.maxNumOfSpectrumItems ?? 100,
+        minNumOfSpectrumItems: e.minNumOfSpectrumItems ?? 3,
+      });
+    }
+    return { settings: { intervalSeconds, historySeconds, craneEstimators: estimators.length ? estimators : DEFAULT_CRANE_ESTIMATORS } };
+  } catch (e) {
+    return { settings: DEFAULT_DSP_SETTINGS, error: (e as Error).message };
+  }
+}
+
+export interface PercentileSettings {
+  aggregated: boolean;
+  intervalSeconds: number;
+  historySeconds: number;
+  config: PercentileConfig;
+}
+
+export const DEFAULT_PERCENTILE_SETTINGS: PercentileSettings = {
+  aggregated: true,
+  intervalSeconds: 60,
+  historySeconds: 7 * 86_400,
+  config: DEFAULT_PERCENTILE_CONFIG,
+};
+
+/** Crane's percentile makeInternalConfig; on error the default settings and the error text. */
+export function percentileSettingsFromSpec(spec: PercentileSpec | undefined): { settings: PercentileSettings; error?: string } {
+  if (!spec) return { settings: DEFAULT_PERCENTILE_SETTINGS };
+  try {
+    const intervalSeconds = craneParseDurationSeconds(spec.sampleInterval ?? '');
+    const historySeconds = craneParseDurationSeconds(spec.historyLength ?? '');
+    craneParseDurationSeconds(spec.histogram?.halfLife ?? ''); // parsed (and required) but unused by Crane
+    const h = spec.histogram ?? {};
+    let histogram: HistogramOptions = DEFAULT_PERCENTILE_CONFIG.histogram;
+    if (h.bucketSizeGrowthRatio && h.firstBucketSize && h.maxValue) {
+      const ratio = 1.0 + craneParseFloat(h.bucketSizeGrowthRatio, 0);
+      const firstBucketSize = craneParseFloat(h.firstBucketSize, 0);
+      const maxValue = craneParseFloat(h.maxValue, 0);
+      const epsilon = craneParseFloat(h.epsilon, 1e-10);
+      if (!(maxValue > 0) || !(firstBucketSize > 0) || !(ratio > 1)) throw new Error('invalid exponential histogram options');
+      histogram = { kind: 'exponential', maxValue, firstBucketSize, ratio, epsilon };
+    } else if (h.bucketSize && h.maxValue) {
+      const bucketSize = craneParseFloat(h.bucketSize, 0);
+      const maxValue = craneParseFloat(h.maxValue, 0);
+      const epsilon = craneParseFloat(h.epsilon, 1e-10);
+      if (!(maxValue > 0) || !(bucketSize > 0)) throw new Error('invalid linear histogram options');
+      histogram = { kind: 'linear', maxValue, bucketSize, epsilon };
+    }
+    const config: PercentileConfig = {
+      percentile: craneParseFloat(spec.percentile, DEFAULT_PERCENTILE_CONFIG.percentile),
+      marginFraction: craneParseFloat(spec.marginFraction, DEFAULT_PERCENTILE_CONFIG.marginFraction),
+      minSampleWeight: craneParseFloat(spec.minSampleWeight, DEFAULT_PERCENTILE_CONFIG.minSampleWeight),
+      targetUtilization: craneParseFloat(spec.targetUtilization, DEFAULT_PERCENTILE_CONFIG.targetUtilization),
+      histogram,
+    };
+    return { settings: { aggregated: spec.aggregated ?? false, intervalSeconds, historySeconds, config } };
+  } catch (e) {
+    return { settings: DEFAULT_PERCENTILE_SETTINGS, error: (e as Error).message };
+  }
+}

@@ -1,0 +1,134 @@
+// Forecast assembly (spec §D.9): preprocess the history, find a daily or weekly period, choose an estimator
+// by backtest, forecast one period and repeat it over the horizon, starting one interval after the last
+// sample. `crane` reproduces Crane (no period, no forecast); `auto` uses the wider estimator set and, without
+// a period, still returns a short flat forecast with the reason.
+import { autoForecastOnePeriod, DEFAULT_AUTO_CONFIG, type AutoConfig } from './auto-selection.ts';
+import { craneEstimatorName, DEFAULT_CRANE_ESTIMATORS, type CraneEstimatorSpec } from './crane-estimators.ts';
+import { craneForecastOnePeriod } from './crane-selection.ts';
+import { findPeriod } from './period.ts';
+import { preprocess, type TimeSeries } from './preprocess.ts';
+import { DEFAULT_SHORT_HORIZON, recentQuantileLevel, type ShortHorizonConfig } from './short-horizon.ts';
+import { truncateToPeriods, type Signal } from './signal.ts';
+
+export type EstimatorMode = 'crane' | 'auto';
+
+export interface DspForecastConfig {
+  intervalSeconds: number;
+  /** History used (Crane: 15 days, plus one hour of slack as Crane fetches). */
+  historySeconds: number;
+  /** Samples to return; null gives Crane's horizon, the period forecast repeated once per history period. */
+  horizonSeconds: number | null;
+  estimators: EstimatorMode;
+  craneEstimators?: readonly CraneEstimatorSpec[];
+  auto?: AutoConfig;
+  shortHorizon?: ShortHorizonConfig;
+}
+
+export interface ForecastSample {
+  /** Unix seconds. */
+  timestamp: number;
+  value: number;
+}
+
+export interface DspForecast {
+  /** Seconds (86400 or 604800), null when none was found. */
+  periodSeconds: number | null;
+  estimator: string | null;
+  backtest: Record<string, unknown>;
+  samples: ForecastSample[];
+  /** Why the forecast is empty or not periodic. */
+  reason?: string;
+}
+
+function repeatOverHorizon(onePeriod: Float64Array, count: number, firstTimestamp: number, interval: number): ForecastSample[] {
+  const out: ForecastSample[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    out[i] = { timestamp: firstTimestamp + i * interval, value: onePeriod[i % onePeriod.length] as number };
+  }
+  return out;
+}
+
+/** Keeps the samples Crane would have fetched: the last history + 1h, ending at the last sample. */
+function historyWindow(ts: TimeSeries, historySeconds: number): TimeSeries {
+  const n = ts.timestamps.length;
+  if (n === 0) return ts;
+  const last = ts.timestamps[n - 1] as number;
+  const from = last - historySeconds - 3600;
+  let i = 0;
+  while (i < n && (ts.timestamps[i] as number) < from) i++;
+  return {
+    timestamps: Array.prototype.slice.call(ts.timestamps, i) as number[],
+    values: Array.prototype.slice.call(ts.values, i) as number[],
+  };
+}
+
+export function dspForecast(history: TimeSeries, config: DspForecastConfig, seed: number): DspForecast {
+  const interval = config.intervalSeconds;
+  const windowed = historyWindow(history, config.historySeconds);
+  const regular = preprocess(windowed, interval);
+  const lastTimestamp = regular.start + (regular.values.length - 1) * interval;
+  const first = lastTimestamp + interval;
+  const signal: Signal = { sampleRate: 1.0 / interval, samples: regular.values };
+  const period = regular.values.length > 0 ? findPeriod(signal, seed) : null;
+  const truncated = period ? truncateToPeriods(signal, period) : null;
+  if (!period || !truncated || truncated.periods < 2) {
+    const reason = !period
+      ? 'no daily or weekly period in the history'
+      : `fewer than 2 whole periods of ${period / 3600}h in the history`;
+    return config.estimators === 'crane' ? { periodSeconds: period, estimator: null, backtest: {}, samples: [], reason } : shortHorizon(regular.values, first, config, period, reason);
+  }
+  const { signal: whole, periods } = truncated;
+  const horizonCount = (per: number) =>
+    config.horizonSeconds === null ? per * periods : Math.floor(config.horizonSeconds / interval);
+
+  if (config.estimators === 'crane') {
+    const specs = config.craneEstimators ?? DEFAULT_CRANE_ESTIMATORS;
+    const result = craneForecastOnePeriod(specs, whole, periods, period);
+    if (!result) return { periodSeconds: period, estimator: null, backtest: {}, samples: [], reason: 'no estimator could be scored' };
+    const names = specs.map(craneEstimatorName);
+    return {
+      periodSeconds: period,
+      estimator: craneEstimatorName(result.estimator),
+      backtest: {
+        method: 'crane asymmetric MAPE on the last period',
+        periods,
+        errors: result.selection.errors.map((e, i) => ({ estimator: names[i], error: e?.value ?? null, kind: e?.kind ?? null })),
+      },
+      samples: repeatOverHorizon(result.values, horizonCount(result.values.length), first, interval),
+    };
+  }
+  const auto = autoForecastOnePeriod(whole, periods, period, config.auto ?? DEFAULT_AUTO_CONFIG);
+  const sel = auto.selection;
+  return {
+    periodSeconds: period,
+    estimator:
+      sel.name +
+      (sel.smoothingHalfWidth > 0 ? ` + moving max ±${sel.smoothingHalfWidth}` : '') +
+      (sel.margin > 0 ? ` + margin ${Number(sel.margin.toPrecision(6))}` : ''),
+    backtest: {
+      method: `fewest under-predicted points on the last period within Crane's over-provisioning + ${(config.auto ?? DEFAULT_AUTO_CONFIG).overProvisionBudget} points`,
+      periods,
+      underPredictedPercent: sel.under,
+      overProvisionPercent: sel.over,
+      margin: sel.margin,
+      crane: { estimator: sel.crane.estimator, underPredictedPercent: sel.crane.under, overProvisionPercent: sel.crane.over },
+    },
+    samples: repeatOverHorizon(auto.values, horizonCount(auto.values.length), first, interval),
+  };
+}
+
+function shortHorizon(values: Float64Array, first: number, config: DspForecastConfig, period: number | null, why: string): DspForecast {
+  const sh = config.shortHorizon ?? DEFAULT_SHORT_HORIZON;
+  const level = recentQuantileLevel(values, config.intervalSeconds, sh);
+  const wanted = config.horizonSeconds ?? sh.maxHorizonSeconds;
+  const count = Number.isNaN(level) ? 0 : Math.floor(Math.min(wanted, sh.maxHorizonSeconds) / config.intervalSeconds);
+  const samples: ForecastSample[] = [];
+  for (let i = 0; i < count; i++) samples.push({ timestamp: first + i * config.intervalSeconds, value: level });
+  return {
+    periodSeconds: period,
+    estimator: `flat P${Math.round(sh.quantile * 100)} of the last ${sh.lookbackSeconds / 3600}h`,
+    backtest: {},
+    samples,
+    reason: `${why}: flat short-horizon forecast (at most ${sh.maxHorizonSeconds / 3600}h)`,
+  };
+}

@@ -1,0 +1,97 @@
+// Crane's period detection (Signal.FindPeriod and findPeriod, spec §D.7), made deterministic: the 100
+// permutations that set the spectral threshold come from a seeded generator instead of the clock.
+import { autoCorrelation } from './autocorrelation.ts';
+import { realDftMagnitudes } from './dft.ts';
+import { SeededRandom } from './seeded-random.ts';
+import { DAY_SECONDS, truncateToPeriods, WEEK_SECONDS, type Signal } from './signal.ts';
+
+const PERMUTATIONS = 100;
+const MAX_ACF_PEAK_SEARCH_SECONDS = 4 * 3600;
+
+/** Crane's isPeak: least-squares slope rises over [i-k, i] and falls over [i, i+k]. */
+export function isPeak(x: ArrayLike<number>, i: number, k: number): boolean {
+  const n = x.length;
+  if (i < 1 || i > n - 1) return false;
+  const slope = (from: number, to: number) => {
+    let sx = 0, sy = 0, sxy = 0, sxx = 0;
+    for (let j = from; j <= to; j++) {
+      const y = x[j] as number;
+      sx += j;
+      sy += y;
+      sxy += j * y;
+      sxx += j * j;
+    }
+    const m = to - from + 1;
+    return (m * sxy - sx * sy) / (m * sxx - sx * sx);
+  };
+  // NaN slopes (a single point) fail both comparisons, as in Go.
+  if (!(slope(Math.max(0, i - k), i) > 0)) return false;
+  if (!(slope(i, Math.min(n - 1, i + k)) < 0)) return false;
+  return true;
+}
+
+/** Spectral lines stronger than in 99 of 100 shuffles of the series: the permutation threshold. */
+function permutationThreshold(samples: Float64Array, rng: SeededRandom): number {
+  const x = Float64Array.from(samples);
+  const maxima = new Float64Array(PERMUTATIONS);
+  const mags = new Float64Array(Math.floor(x.length / 2));
+  for (let p = 0; p < PERMUTATIONS; p++) {
+    rng.shuffle(x); // the shuffles accumulate, as in Crane
+    realDftMagnitudes(x, mags);
+    let pmax = 0;
+    for (let k = 1; k < mags.length; k++) if ((mags[k] as number) > pmax) pmax = mags[k] as number;
+    maxima[p] = pmax;
+  }
+  maxima.sort();
+  return maxima[PERMUTATIONS - 2] as number;
+}
+
+export interface PeriodDetection {
+  /** Whole seconds, or -1 when no period was found. */
+  periodSeconds: number;
+  /** Candidate lags (samples) whose spectral line beat the threshold, longest first. */
+  candidates: number[];
+  threshold: number;
+}
+
+/** Crane's Signal.FindPeriod with a seeded permutation test. */
+export function detectPeriod(signal: Signal, seed: number): PeriodDetection {
+  const s = signal.samples;
+  const n = s.length;
+  const threshold = permutationThreshold(s, new SeededRandom(seed));
+  const mags = realDftMagnitudes(s);
+  const candidates: number[] = [];
+  for (let k = 2; k < mags.length; k++) {
+    if ((mags[k] as number) > threshold) {
+      const h = Math.floor(n / k);
+      if (candidates.length === 0 || (candidates[candidates.length - 1] as number) > h) candidates.push(h);
+    }
+  }
+  const acf = autoCorrelation(s);
+  const maxR = Math.trunc(MAX_ACF_PEAK_SEARCH_SECONDS * signal.sampleRate);
+  let best = -1;
+  let maxCor = 0;
+  for (const h of candidates) {
+    const r = Math.min(maxR, Math.floor(h / 2));
+    if (isPeak(acf, h, r) && maxCor < (acf[h] as number)) {
+      best = h;
+      maxCor = acf[h] as number;
+    }
+  }
+  return { periodSeconds: best >= 0 ? Math.trunc(best / signal.sampleRate) : -1, candidates, threshold };
+}
+
+/**
+ * Crane's findPeriod: with two or more whole weeks decide on those weeks, else with two or more whole days
+ * on those days; only exactly 24h or 168h counts as a period. Returns the period in seconds or null.
+ */
+export function findPeriod(signal: Signal, seed: number): number | null {
+  for (const unit of [WEEK_SECONDS, DAY_SECONDS]) {
+    const t = truncateToPeriods(signal, unit);
+    if (t && t.periods > 1) {
+      const p = detectPeriod(t.signal, seed).periodSeconds;
+      return p === DAY_SECONDS || p === WEEK_SECONDS ? p : null;
+    }
+  }
+  return null;
+}

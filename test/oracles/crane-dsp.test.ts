@@ -1,0 +1,150 @@
+// Differential test against Crane's own DSP code (gocrane/crane v0.11.0, built from the Go module proxy by
+// crane-oracle-build.ts): the same preprocessed signal and period go to Crane's estimators and to ours, and
+// every estimate, backtest error, choice and forecast must agree to 1e-9 relative (in practice: bit for bit).
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { buildCraneOracle, goAvailable } from './crane-oracle-build.ts';
+import { craneTraces, loadTrace, tracesAvailable } from '../../bench/traces.ts';
+import { preprocess } from '../../src/prediction/dsp/preprocess.ts';
+import { truncateToPeriods, DAY_SECONDS, WEEK_SECONDS, type Signal } from '../../src/prediction/dsp/signal.ts';
+import {
+  craneEstimate,
+  DEFAULT_CRANE_ESTIMATORS,
+  SharedSpectrum,
+  type CraneEstimatorSpec,
+} from '../../src/prediction/dsp/crane-estimators.ts';
+import { selectCraneEstimator } from '../../src/prediction/dsp/crane-selection.ts';
+import { autoCorrelation } from '../../src/prediction/dsp/autocorrelation.ts';
+import { detectPeriod } from '../../src/prediction/dsp/period.ts';
+
+const EXTRA: CraneEstimatorSpec[] = [
+  { kind: 'maxValue', marginFraction: 0 },
+  { kind: 'maxValue', marginFraction: 0.1 },
+  { kind: 'fft', minNumOfSpectrumItems: 10, maxNumOfSpectrumItems: 30, highFrequencyThreshold: 1 / 7200, lowAmplitudeThreshold: 0.5, marginFraction: 0.05 },
+];
+const SPECS = [...DEFAULT_CRANE_ESTIMATORS, ...EXTRA];
+
+function toWire(s: CraneEstimatorSpec) {
+  return s.kind === 'maxValue'
+    ? { kind: 'maxValue', margin: s.marginFraction }
+    : { kind: 'fft', min: s.minNumOfSpectrumItems, max: s.maxNumOfSpectrumItems, hf: s.highFrequencyThreshold, low: s.lowAmplitudeThreshold, margin: s.marginFraction };
+}
+
+interface OracleEstimator {
+  name: string;
+  onHistory: number[];
+  pe: number | null;
+  onFullData: number[];
+}
+interface OracleResponse {
+  error?: string;
+  nPeriods?: number;
+  estimators?: OracleEstimator[];
+  best: number;
+  forecast?: number[];
+  acf?: number[];
+  periods?: number[];
+}
+
+function worstRelative(ours: ArrayLike<number>, theirs: ArrayLike<number>): number {
+  expect(ours.length).to.equal(theirs.length);
+  let worst = 0;
+  for (let i = 0; i < ours.length; i++) {
+    const a = ours[i] as number;
+    const b = theirs[i] as number;
+    if (a === b) continue;
+    worst = Math.max(worst, Math.abs(a - b) / Math.max(Math.abs(b), Number.MIN_VALUE));
+  }
+  return worst;
+}
+
+describe('oracle: Crane DSP (gocrane/crane v0.11.0) vs ours', function () {
+  this.timeout(30 * 60 * 1000); // a cold build downloads crane's dependencies from the module proxy
+  let oracle: string;
+  const signals: { name: string; signal: Signal; period: number }[] = [];
+  const responses: OracleResponse[] = [];
+  let periodResponses: OracleResponse[] = [];
+
+  before(function () {
+    if (!tracesAvailable()) throw new Error('the Crane traces in ../shared/data are missing');
+    if (!goAvailable()) this.skip(); // CI installs Go; a laptop without it cannot run the oracle
+    oracle = buildCraneOracle() as string;
+    const requests: string[] = [];
+    const periodRequests: string[] = [];
+    for (const trace of craneTraces()) {
+      const series = loadTrace(trace);
+      const pre = preprocess(series, trace.intervalSeconds);
+      const signal: Signal = { sampleRate: 1.0 / trace.intervalSeconds, samples: pre.values };
+      // Crane's label decides the period; the non-periodic traces are exercised with a day.
+      const period = trace.label === 'week' ? WEEK_SECONDS : DAY_SECONDS;
+      signals.push({ name: trace.name, signal, period });
+      requests.push(JSON.stringify({ op: 'estimate', sampleRate: signal.sampleRate, periodSeconds: period, samples: Array.from(signal.samples), estimators: SPECS.map(toWire) }));
+      // findPeriod's input: the last whole weeks when there are two, else the last whole days.
+      const weeks = truncateToPeriods(signal, WEEK_SECONDS);
+      const days = truncateToPeriods(signal, DAY_SECONDS);
+      const chosen = weeks && weeks.periods > 1 ? weeks.signal : (days?.signal as Signal);
+      periodRequests.push(JSON.stringify({ op: 'period', sampleRate: signal.sampleRate, samples: Array.from(chosen.samples), repeat: 1 }));
+      periodRequests.push(JSON.stringify({ op: 'acf', samples: Array.from(chosen.samples) }));
+    }
+    const run = (lines: string[]) => {
+      const r = spawnSync(oracle, { input: lines.join('\n') + '\n', maxBuffer: 1 << 30, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`oracle failed: ${r.stderr}`);
+      return r.stdout.trim().split('\n').map((l) => JSON.parse(l) as OracleResponse);
+    };
+    responses.push(...run(requests));
+    periodResponses = run(periodRequests);
+  });
+
+  it('gets one answer per trace', () => {
+    expect(responses).to.have.length(16);
+    for (const r of responses) expect(r.error).to.equal(undefined);
+  });
+
+  for (let i = 0; i < 16; i++) {
+    it(`input${i}: all ${SPECS.length} estimators, their backtest errors, the choice and the forecast equal Crane's (1e-9 relative)`, () => {
+      const { signal, period } = signals[i] as (typeof signals)[number];
+      const go = responses[i] as OracleResponse;
+      const t = truncateToPeriods(signal, period);
+      if (!t) throw new Error('too short');
+      expect(go.nPeriods).to.equal(t.periods);
+      const per = Math.floor(t.signal.samples.length / t.periods);
+      const history = new SharedSpectrum({ sampleRate: signal.sampleRate, samples: t.signal.samples.subarray(0, (t.periods - 1) * per) });
+      const full = new SharedSpectrum(t.signal);
+      const sel = selectCraneEstimator(SPECS, t.signal, t.periods, period);
+      SPECS.forEach((spec, k) => {
+        const g = (go.estimators as OracleEstimator[])[k] as OracleEstimator;
+        expect(worstRelative(craneEstimate(spec, history, period), g.onHistory), `${g.name} on history`).to.be.at.most(1e-9);
+        expect(worstRelative(craneEstimate(spec, full, period), g.onFullData), `${g.name} on all periods`).to.be.at.most(1e-9);
+        const pe = sel.errors[k]?.value ?? null;
+        if (g.pe === null) expect(pe).to.equal(null);
+        else expect(Math.abs((pe as number) - g.pe)).to.be.at.most(1e-9 * Math.abs(g.pe));
+      });
+      expect(sel.best).to.equal(go.best);
+      const ours = craneEstimate(SPECS[sel.best] as CraneEstimatorSpec, full, period);
+      expect(worstRelative(ours, go.forecast as number[])).to.be.at.most(1e-9);
+    });
+  }
+
+  it('autocorrelation equals Crane dsp.AutoCorrelation within 1e-9 on every trace', () => {
+    signals.forEach((_, i) => {
+      const go = periodResponses[2 * i + 1] as OracleResponse;
+      const { signal } = signals[i] as (typeof signals)[number];
+      const weeks = truncateToPeriods(signal, WEEK_SECONDS);
+      const chosen = weeks && weeks.periods > 1 ? weeks.signal : (truncateToPeriods(signal, DAY_SECONDS)?.signal as Signal);
+      const ours = autoCorrelation(chosen.samples);
+      const theirs = go.acf as number[];
+      let worst = 0;
+      for (let k = 0; k < ours.length; k++) worst = Math.max(worst, Math.abs((ours[k] as number) - (theirs[k] as number)));
+      expect(worst, `input${i}`).to.be.below(1e-9);
+    });
+  });
+
+  it("period detection agrees with Crane's Signal.FindPeriod on all 16 preprocessed traces", () => {
+    signals.forEach(({ signal }, i) => {
+      const go = periodResponses[2 * i] as OracleResponse;
+      const weeks = truncateToPeriods(signal, WEEK_SECONDS);
+      const chosen = weeks && weeks.periods > 1 ? weeks.signal : (truncateToPeriods(signal, DAY_SECONDS)?.signal as Signal);
+      expect(detectPeriod(chosen, 1).periodSeconds, `input${i}`).to.equal((go.periods as number[])[0]);
+    });
+  });
+});

@@ -1,0 +1,192 @@
+// Oracle for test/oracles/crane-dsp.test.ts and bench/dsp/run.ts: answers JSON requests (one per stdin line)
+// by calling gocrane/crane's exported DSP API (dsp.NewFFTEstimator, dsp.NewMaxValueEstimator,
+// Signal.Truncate, Signal.FindPeriod, dsp.AutoCorrelation, accuracy.PredictionError). Crane's estimator
+// selection (bestEstimator) and findPeriod are unexported, so the few lines that chain the exported calls
+// the same way live here.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/gocrane/crane/pkg/prediction/accuracy"
+	"github.com/gocrane/crane/pkg/prediction/dsp"
+)
+
+type estimatorSpec struct {
+	Kind   string  `json:"kind"` // "fft" | "maxValue"
+	Min    int     `json:"min"`
+	Max    int     `json:"max"`
+	HF     float64 `json:"hf"`
+	Low    float64 `json:"low"`
+	Margin float64 `json:"margin"`
+}
+
+type request struct {
+	Op            string          `json:"op"` // "estimate" | "acf" | "period" | "bench"
+	SampleRate    float64         `json:"sampleRate"`
+	PeriodSeconds int64           `json:"periodSeconds"`
+	Samples       []float64       `json:"samples"`
+	Estimators    []estimatorSpec `json:"estimators"`
+	Repeat        int             `json:"repeat"`
+}
+
+type estimatorResult struct {
+	Name       string    `json:"name"`
+	OnHistory  []float64 `json:"onHistory"`
+	PE         *float64  `json:"pe"`
+	OnFullData []float64 `json:"onFullData"`
+}
+
+type response struct {
+	Error      string            `json:"error,omitempty"`
+	NPeriods   int               `json:"nPeriods,omitempty"`
+	Estimators []estimatorResult `json:"estimators,omitempty"`
+	Best       int               `json:"best"`
+	Forecast   []float64         `json:"forecast,omitempty"`
+	ACF        []float64         `json:"acf,omitempty"`
+	Periods    []int64           `json:"periods,omitempty"`
+	NanosPerOp []int64           `json:"nanosPerOp,omitempty"`
+}
+
+func build(specs []estimatorSpec) []dsp.Estimator {
+	if len(specs) == 0 {
+		// Crane's defaultEstimators (pkg/prediction/dsp/config.go): 8 FFT estimators.
+		for _, margin := range []float64{0.01, 0.1, 0.15, 0.2} {
+			specs = append(specs, estimatorSpec{Kind: "fft", Min: 3, Max: 100, Low: 1.0, Margin: margin})
+		}
+		for _, margin := range []float64{0.01, 0.1, 0.15, 0.2} {
+			specs = append(specs, estimatorSpec{Kind: "fft", Min: 50, Max: 100, Low: 0.05, Margin: margin})
+		}
+	}
+	out := make([]dsp.Estimator, 0, len(specs))
+	for _, s := range specs {
+		if s.Kind == "maxValue" {
+			out = append(out, dsp.NewMaxValueEstimator(s.Margin))
+		} else {
+			out = append(out, dsp.NewFFTEstimator(s.Min, s.Max, s.HF, s.Low, s.Margin))
+		}
+	}
+	return out
+}
+
+// selectBest mirrors crane's bestEstimator: backtest on the last whole period, smallest error, first wins ties.
+func selectBest(ests []dsp.Estimator, sig *dsp.Signal, nPeriods int, period time.Duration, keep bool) (int, []estimatorResult) {
+	per := len(sig.Samples) / nPeriods
+	history := &dsp.Signal{SampleRate: sig.SampleRate, Samples: sig.Samples[:(nPeriods-1)*per]}
+	actual := sig.Samples[(nPeriods-1)*per:]
+	best, minPE := -1, math.MaxFloat64
+	var results []estimatorResult
+	for i, e := range ests {
+		est := e.GetEstimation(history, period)
+		r := estimatorResult{Name: e.String()}
+		if est != nil {
+			pe, err := accuracy.PredictionError(actual, est.Samples)
+			if err == nil {
+				r.PE = &pe
+				if pe < minPE {
+					minPE, best = pe, i
+				}
+			}
+			if keep {
+				r.OnHistory = est.Samples
+			}
+		}
+		results = append(results, r)
+	}
+	return best, results
+}
+
+// cranePipeline is one Crane forecast of a preprocessed series: findPeriod, Truncate, bestEstimator, estimate.
+func cranePipeline(sig *dsp.Signal) []float64 {
+	var period time.Duration = -1
+	if w, m := sig.Truncate(dsp.Week); m > 1 {
+		period = w.FindPeriod()
+	} else if d, m := sig.Truncate(dsp.Day); m > 1 {
+		period = d.FindPeriod()
+	}
+	if period != dsp.Day && period != dsp.Week {
+		return nil
+	}
+	s, n := sig.Truncate(period)
+	if n < 2 {
+		return nil
+	}
+	ests := build(nil)
+	best, _ := selectBest(ests, s, n, period, false)
+	return ests[best].GetEstimation(s, period).Samples
+}
+
+func handle(req request) response {
+	sig := &dsp.Signal{SampleRate: req.SampleRate, Samples: req.Samples}
+	period := time.Duration(req.PeriodSeconds) * time.Second
+	switch req.Op {
+	case "estimate":
+		s, n := sig.Truncate(period)
+		if n < 2 {
+			return response{Error: fmt.Sprintf("fewer than 2 periods (%d)", n)}
+		}
+		ests := build(req.Estimators)
+		best, results := selectBest(ests, s, n, period, true)
+		for i, e := range ests {
+			results[i].OnFullData = e.GetEstimation(s, period).Samples
+		}
+		resp := response{NPeriods: n, Estimators: results, Best: best}
+		if best >= 0 {
+			resp.Forecast = ests[best].GetEstimation(s, period).Samples
+		}
+		return resp
+	case "acf":
+		return response{ACF: dsp.AutoCorrelation(req.Samples)}
+	case "period":
+		var periods []int64
+		for i := 0; i < max(1, req.Repeat); i++ {
+			p := sig.FindPeriod()
+			if p < 0 {
+				periods = append(periods, -1)
+			} else {
+				periods = append(periods, int64(p/time.Second))
+			}
+		}
+		return response{Periods: periods}
+	case "bench":
+		var nanos []int64
+		for i := 0; i < max(1, req.Repeat); i++ {
+			start := time.Now()
+			cranePipeline(sig)
+			nanos = append(nanos, time.Since(start).Nanoseconds())
+		}
+		sort.Slice(nanos, func(a, b int) bool { return nanos[a] < nanos[b] })
+		return response{NanosPerOp: nanos}
+	}
+	return response{Error: "unknown op " + req.Op}
+}
+
+func main() {
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	enc := json.NewEncoder(os.Stdout)
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(line) > 0 {
+			var req request
+			var resp response
+			if jerr := json.Unmarshal(line, &req); jerr != nil {
+				resp = response{Error: jerr.Error()}
+			} else {
+				resp = handle(req)
+			}
+			if eerr := enc.Encode(resp); eerr != nil {
+				fmt.Fprintln(os.Stderr, eerr)
+				os.Exit(1)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
