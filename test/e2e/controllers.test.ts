@@ -282,6 +282,10 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
     expect(specWrites(before).length).to.equal(1);
     expect((await events('web')).filter((e) => e.reason === 'HPACreated')).to.have.length(1);
     expect((await events('afterfailover')).filter((e) => e.reason === 'HPACreated')).to.have.length(1);
+    // Graceful shutdown (SIGTERM) gives the Lease up, so a standby would not wait out the lease duration.
+    await b.stop();
+    expect(await b.exited).to.equal(0);
+    expect((await get<{ spec: { holderIdentity?: string } }>(LEASE_PATH)).spec.holderIdentity ?? '').to.equal('');
   });
 
   it('deleting the EHPA garbage-collects its HPA and TSP', async () => {
