@@ -7,12 +7,13 @@ import { expect } from 'chai';
 import { createServer, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { TLSSocket } from 'node:tls';
-import { waitFor } from './harness/index.ts';
+import { directAdapterClient, waitFor } from './harness/index.ts';
 import { useCluster } from './helpers.ts';
 
 interface Seen {
   url: string;
   peerCn: string;
+  peerIssuerCn: string;
   user: string | undefined;
   groups: string[];
   authorization: string | undefined;
@@ -32,6 +33,7 @@ describe('e2e: aggregator route to a loopback server', function () {
       seen.push({
         url: req.url ?? '',
         peerCn: typeof peer?.subject?.CN === 'string' ? peer.subject.CN : '',
+        peerIssuerCn: typeof peer?.issuer?.CN === 'string' ? peer.issuer.CN : '',
         user: req.headersDistinct['x-remote-user']?.[0],
         groups: req.headersDistinct['x-remote-group'] ?? [],
         authorization: req.headers.authorization,
@@ -100,6 +102,23 @@ describe('e2e: aggregator route to a loopback server', function () {
     const bob = await c.identity('bob');
     expect((await bob.rest.get(path)).status).to.equal(403);
     expect(seen.slice(before).some((s) => s.user === 'bob')).to.equal(false);
+  });
+
+  it('directAdapterClient presents the cert each negative test needs', async () => {
+    const c = env.cluster;
+    const cases = [
+      ['front-proxy', 'front-proxy-client', 'ehpa-e2e-front-proxy-ca'],
+      ['untrusted', 'front-proxy-client', 'rogue-ca'],
+      ['cluster-ca', 'front-proxy-client', 'ehpa-e2e-cluster-ca'],
+      ['none', '', ''],
+    ] as const;
+    for (const [mode, cn, issuer] of cases) {
+      const client = await directAdapterClient(c, mode);
+      const r = await client.request('GET', `/probe-${mode}`, { headers: { 'X-Remote-User': 'mallory' } });
+      expect(r.status).to.equal(404);
+      const hit = seen.find((x) => x.url === `/probe-${mode}`);
+      expect(hit, mode).to.include({ peerCn: cn, peerIssuerCn: issuer, user: 'mallory' });
+    }
   });
 
   it('unregisters the APIServices', async () => {

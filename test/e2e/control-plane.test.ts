@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseTraceCsv, queryInstant, queryRange, waitFor } from './harness/index.ts';
+import { createDeployment, createNamespace, parseTraceCsv, podsOf, queryInstant, queryRange, waitFor, waitHpa, waitReplicas } from './harness/index.ts';
 import { CRANE_TRACES, sleep, useCluster } from './helpers.ts';
 
 const TRACE = fileURLToPath(new URL('input1.csv', CRANE_TRACES));
@@ -12,26 +12,6 @@ const NS = 'smoke';
 const MEM_BASE = 200e6;
 const MEM_PER_CORE = 50e6;
 const CPU_SCALE = 0.01;
-
-interface Deployment {
-  status?: { replicas?: number; readyReplicas?: number; availableReplicas?: number };
-  spec: { replicas: number };
-}
-
-function deployment(name: string, replicas: number) {
-  return {
-    apiVersion: 'apps/v1', kind: 'Deployment',
-    metadata: { name, namespace: NS },
-    spec: {
-      replicas,
-      selector: { matchLabels: { app: name } },
-      template: {
-        metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '100m', memory: '64Mi' } } }] },
-      },
-    },
-  };
-}
 
 describe('e2e: local control plane and Prometheus harness', function () {
   this.timeout(300_000);
@@ -58,22 +38,31 @@ describe('e2e: local control plane and Prometheus harness', function () {
 
   it('runs a Deployment to Ready pods: kube-controller-manager makes the ReplicaSet and pods, the stand-in readies them', async () => {
     const c = env.cluster;
-    expect((await c.admin.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } } })).status).to.equal(201);
-    // The default ServiceAccount must exist before pods are admitted (serviceaccount controller).
-    await waitFor('default ServiceAccount', async () => (await c.admin.get(`/api/v1/namespaces/${NS}/serviceaccounts/default`)).status === 200, { timeoutMs: 60_000 });
-    const r = await c.admin.request('POST', `/apis/apps/v1/namespaces/${NS}/deployments`, { body: deployment('web', 2) });
-    expect(r.status).to.equal(201);
-    await waitFor('web available', async () => {
-      const d = await c.admin.getJson<Deployment>(`/apis/apps/v1/namespaces/${NS}/deployments/web`);
-      return d.status?.availableReplicas === 2;
-    }, { timeoutMs: 120_000 });
+    await createNamespace(c, NS);
+    await createDeployment(c, NS, 'web', { replicas: 2 });
+    await waitReplicas(c, NS, 'web', 2);
     const pods = await c.admin.getJson<{ items: { metadata: { name: string; ownerReferences?: { kind: string }[] }; status: { phase: string; podIP?: string } }[] }>(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dweb`);
     expect(pods.items).to.have.length(2);
+    expect((await podsOf(c, NS, 'app=web')).map((p) => p.name).sort()).to.deep.equal(pods.items.map((p) => p.metadata.name).sort());
     for (const p of pods.items) {
       expect(p.status.phase).to.equal('Running');
       expect(p.status.podIP).to.match(/^10\.244\./);
       expect(p.metadata.ownerReferences?.[0]?.kind).to.equal('ReplicaSet');
     }
+  });
+
+  it('the kubelet stand-in records an OOMKilled container on demand and leaves it alone afterwards', async () => {
+    const c = env.cluster;
+    type Pod = { metadata: { name: string }; status: { conditions: { type: string; status: string }[]; containerStatuses: { restartCount: number; lastState: { terminated?: { reason: string; exitCode: number } } }[] } };
+    const pods = await c.admin.getJson<{ items: Pod[] }>(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dweb`);
+    const name = pods.items[0]!.metadata.name;
+    await c.kubelet!.terminateContainer(NS, name, 'app');
+    await sleep(1500); // several stand-in passes
+    const pod = await c.admin.getJson<Pod>(`/api/v1/namespaces/${NS}/pods/${name}`);
+    const cs = pod.status.containerStatuses[0]!;
+    expect(cs.lastState.terminated).to.include({ reason: 'OOMKilled', exitCode: 137 });
+    expect(cs.restartCount).to.equal(1);
+    expect(pod.status.conditions.find((x) => x.type === 'Ready')?.status).to.equal('True');
   });
 
   it('the real HPA controller scales through the scale subresource and calls the aggregated metrics API', async () => {
@@ -90,18 +79,10 @@ describe('e2e: local control plane and Prometheus harness', function () {
     expect((await c.admin.request('POST', `/apis/autoscaling/v2/namespaces/${NS}/horizontalpodautoscalers`, { body: hpa })).status).to.equal(201);
     // Below minReplicas the HPA rescales without reading metrics (upstream horizontal.go
     // "Current number of replicas below Spec.MinReplicas"), which proves its RBAC on deployments/scale.
-    await waitFor('web scaled to 3 by the HPA', async () => {
-      const d = await c.admin.getJson<Deployment>(`/apis/apps/v1/namespaces/${NS}/deployments/web`);
-      return d.spec.replicas === 3 && d.status?.availableReplicas === 3;
-    }, { timeoutMs: 120_000 });
+    await waitReplicas(c, NS, 'web', 3);
     // Then it asks external.metrics.k8s.io, which no adapter serves yet: the condition names the metric.
-    type Hpa = { status?: { conditions?: { type: string; status: string; reason: string; message: string }[] } };
-    let active: { status: string; reason: string; message: string } | undefined;
-    await waitFor('HPA ScalingActive=False', async () => {
-      const h = await c.admin.getJson<Hpa>(`/apis/autoscaling/v2/namespaces/${NS}/horizontalpodautoscalers/web`);
-      active = h.status?.conditions?.find((x) => x.type === 'ScalingActive');
-      return active?.status === 'False';
-    }, { timeoutMs: 60_000 });
+    const h = await waitHpa(c, NS, 'web', 'ScalingActive=False', (x) => x.status?.conditions?.some((k) => k.type === 'ScalingActive' && k.status === 'False') ?? false, 60_000);
+    const active = h.status!.conditions!.find((k) => k.type === 'ScalingActive');
     expect(active!.reason).to.equal('FailedGetExternalMetric');
     expect(active!.message).to.contain('crane_autoscaling_cron');
   });
@@ -172,6 +153,37 @@ describe('e2e: local control plane and Prometheus harness', function () {
     const hist = await queryInstant(c.promUrl, `count_over_time(container_memory_working_set_bytes{namespace="${NS}",pod="history-7d9c8b6f5d-abcde"}[10s])`);
     expect(Number(hist[0]!.value[1])).to.be.greaterThan(2);
     expect(hist[0]!.metric).to.include({ job: 'kubelet', instance: 'e2e-node' });
+  });
+
+  it('stops and restarts Prometheus on the same data and port', async () => {
+    const c = env.cluster;
+    const info = c.backfilled[0]!;
+    await c.stopPrometheus();
+    const down = await fetch(`${c.promUrl}/-/ready`).then(() => 'up', () => 'down');
+    expect(down).to.equal('down');
+    await c.startPrometheus();
+    const r = await queryInstant(c.promUrl, `container_memory_working_set_bytes{namespace="${NS}",pod="history-7d9c8b6f5d-abcde"}`, info.lastTs);
+    expect(r).to.have.length(1);
+  });
+
+  it('stops and restarts kube-controller-manager', async () => {
+    const c = env.cluster;
+    await c.stopControllerManager();
+    await createDeployment(c, NS, 'later', { replicas: 1 });
+    await sleep(3000);
+    expect((await podsOf(c, NS, 'app=later')).length).to.equal(0);
+    await c.startControllerManager();
+    await waitReplicas(c, NS, 'later', 1);
+  });
+
+  it('runs bin/ehpa-adapter.js serve as its own process and stops it cleanly', async () => {
+    const c = env.cluster;
+    const a = await c.startAdapterProcess({ args: ['--log-level=info'] });
+    expect((await fetch(`${a.metricsUrl}/healthz`)).status).to.equal(200);
+    expect(a.running).to.equal(true);
+    await a.stop();
+    expect(a.running).to.equal(false);
+    expect(await a.exited).to.equal(0);
   });
 
   it('restarts kube-apiserver with nothing lost', async () => {

@@ -3,8 +3,10 @@
 // "restricted" Pod Security Standard, and the RBAC, applied for real, grants exactly what it should.
 import { expect } from 'chai';
 import { join } from 'node:path';
+import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { applyComponent, applyObjects, loadKustomization, MANIFESTS_DIR } from './harness/index.ts';
+import { applyComponent, applyObjects, installCrds, installManifestRbac, loadKustomization, MANIFESTS_DIR } from './harness/index.ts';
 import { useCluster } from './helpers.ts';
 
 const NS = 'ehpa-system';
@@ -94,9 +96,7 @@ describe('e2e: manifests/ on a real kube-apiserver', function () {
 
   it('the RBAC, applied for real, grants the adapter and the HPA what they need and no more', async () => {
     const c = env.cluster;
-    const rbacKinds = ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'];
-    const results = await applyObjects(c.kc, objects.filter((o) => rbacKinds.includes(o.kind ?? '')));
-    expect(results.filter((r) => !r.ok).map((r) => r.error)).to.deep.equal([]);
+    await installManifestRbac(c);
 
     const sa = (a: Attrs) => allowed(SA_USER, SA_GROUPS, a);
     // Aggregated API server duties.
@@ -132,5 +132,22 @@ describe('e2e: manifests/ on a real kube-apiserver', function () {
     // And as a real client: the adapter's identity reads the front-proxy settings.
     const cm = await c.adapterIdentity.rest.get('/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication');
     expect(cm.status).to.equal(200);
+  });
+
+  it('installCrds applies a directory of CRDs and waits until they are served', async () => {
+    const c = env.cluster;
+    const dir = await mkdtemp(join(tmpdir(), 'ehpa-crds-'));
+    try {
+      await writeFile(join(dir, 'widgets.yaml'), [
+        'apiVersion: apiextensions.k8s.io/v1', 'kind: CustomResourceDefinition', 'metadata:', '  name: widgets.example.com', 'spec:',
+        '  group: example.com', '  scope: Namespaced', '  names: {plural: widgets, singular: widget, kind: Widget}', '  versions:',
+        '    - name: v1', '      served: true', '      storage: true',
+        '      schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}', '',
+      ].join('\n'));
+      expect(await installCrds(c, dir)).to.deep.equal(['widgets.example.com']);
+      expect((await c.admin.get('/apis/example.com/v1/namespaces/default/widgets')).status).to.equal(200);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

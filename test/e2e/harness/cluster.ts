@@ -50,6 +50,8 @@ export interface ClusterOptions {
   scrapeIntervalSeconds?: number;
   hpaSyncPeriod?: string;
   hpaDownscaleStabilization?: string;
+  /** kube-controller-manager --use-service-account-credentials (default false: all controllers act as system:kube-controller-manager). */
+  useServiceAccountCredentials?: boolean;
   apiserverArgs?: string[];
   controllerManagerArgs?: string[];
   /** Keep the temp dir (certs, data, logs) after stop(); also EHPA_E2E_KEEP=1. */
@@ -100,7 +102,8 @@ export interface Cluster {
   removeUsage(namespace: string, pod: string, container?: string): void;
   /** A client identity signed by the cluster CA (CN = user, O = groups). */
   identity(user: string, groups?: string[]): Promise<UserIdentity>;
-  restartApiserver(): Promise<void>;
+  /** Stop (SIGTERM, SIGKILL after 3 s; `hard`: SIGKILL at once) and start kube-apiserver, same port and etcd. */
+  restartApiserver(opts?: { hard?: boolean }): Promise<void>;
   stopPrometheus(): Promise<void>;
   startPrometheus(): Promise<void>;
   stopControllerManager(): Promise<void>;
@@ -141,7 +144,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     for (const a of adapters) await a.stop(5000);
     await procs.kcm?.stop(5000);
     await procs.prometheus?.stop(10_000);
-    await procs.apiserver?.stop(10_000);
+    await procs.apiserver?.stop(3000);
     await procs.etcd?.stop(10_000);
     await exporter?.close();
   };
@@ -204,6 +207,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const kcmCfg: ControllerManagerConfig = {
       binary: binaries.kubeControllerManager, kubeconfigPath: kcmKubeconfig, port: kcmPort, pki, logDir,
       hpaSyncPeriod: opts.hpaSyncPeriod ?? '2s', hpaDownscaleStabilization: opts.hpaDownscaleStabilization ?? '5s',
+      useServiceAccountCredentials: opts.useServiceAccountCredentials ?? false,
       ...(opts.controllerManagerArgs ? { extraArgs: opts.controllerManagerArgs } : {}),
     };
     if (opts.controllerManager ?? true) {
@@ -247,8 +251,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         exporter?.remove(ns, pod, container);
       },
       identity,
-      async restartApiserver() {
-        await procs.apiserver?.stop(10_000);
+      async restartApiserver(o = {}) {
+        // kube-apiserver finishes its graceful shutdown in well under a second here but then lingers for
+        // ~10 s before exiting; SIGKILL after 3 s (etcd holds the state, so nothing is lost either way).
+        if (o.hard) await procs.apiserver?.kill();
+        else await procs.apiserver?.stop(3000);
         procs.apiserver = await startApiserver(apiCfg, admin);
       },
       async stopPrometheus() {

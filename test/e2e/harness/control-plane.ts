@@ -101,6 +101,11 @@ export interface ControllerManagerConfig {
   logDir: string;
   hpaSyncPeriod: string;
   hpaDownscaleStabilization: string;
+  /**
+   * true: each controller gets its own service-account token (kubeadm's setting); the HPA is then
+   * system:serviceaccount:kube-system:horizontal-pod-autoscaler. false: all act as system:kube-controller-manager.
+   */
+  useServiceAccountCredentials: boolean;
   extraArgs?: string[];
 }
 
@@ -153,7 +158,7 @@ export async function startControllerManager(cfg: ControllerManagerConfig): Prom
       `--cert-dir=${join(cfg.pki.dir, 'kcm-serving')}`,
       '--leader-elect=false',
       `--controllers=${CONTROLLERS.join(',')}`,
-      '--use-service-account-credentials=false',
+      `--use-service-account-credentials=${cfg.useServiceAccountCredentials}`,
       `--root-ca-file=${cfg.pki.ca.certPath}`,
       `--service-account-private-key-file=${cfg.pki.serviceAccountKeyPath}`,
       `--horizontal-pod-autoscaler-sync-period=${cfg.hpaSyncPeriod}`,

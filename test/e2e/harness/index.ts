@@ -9,3 +9,7 @@ export { loadKustomization, applyObjects, applyComponent, MANIFESTS_DIR } from '
 export { waitFor } from './processes.ts';
 export type { AdapterProcess } from './adapter-process.ts';
 export type { KubeletStandin } from './kubelet-standin.ts';
+export {
+  installCrds, installManifestRbac, createNamespace, createDeployment, deploymentObject, getDeployment, waitReplicas,
+  podsOf, followWorkloadUsage, waitHpa, directAdapterClient, type DeploymentSpec, type HpaState, type PodInfo,
+} from './workloads.ts';

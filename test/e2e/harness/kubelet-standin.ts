@@ -32,8 +32,6 @@ interface ContainerStatus {
 }
 
 export interface KubeletStandin {
-  /** Resolves when every matching pod has been marked Ready at least once since the call. */
-  settle(): Promise<void>;
   /** Record a terminated previous run (default reason OOMKilled, exit 137) and a restart on a container. */
   terminateContainer(namespace: string, pod: string, container: string, opts?: { reason?: string; exitCode?: number }): Promise<void>;
   /** Number of status patches written so far. */
@@ -72,7 +70,6 @@ export function runningStatus(pod: Pod, now: Date): Record<string, unknown> {
     podIP: ip,
     podIPs: [{ ip }],
     startTime: t,
-    qosClass: undefined,
     containerStatuses: pod.spec.containers.map((c, i) => ({
       name: c.name,
       ready: true,
@@ -92,14 +89,11 @@ export function startKubeletStandin(api: RestClient, opts: KubeletStandinOptions
   const now = opts.now ?? (() => new Date());
   let stopped = false;
   let patches = 0;
-  let waiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
-  let lastPass: Promise<void> = Promise.resolve();
 
-  async function pass(): Promise<boolean> {
+  async function pass(): Promise<void> {
     const r = await api.get('/api/v1/pods');
     if (r.status !== 200) throw new Error(`list pods: ${r.status}`);
     const pods = (r.json as { items: Pod[] }).items;
-    let allReady = true;
     for (const pod of pods) {
       if (!inScope(pod.metadata.namespace) || pod.metadata.deletionTimestamp || isReady(pod)) continue;
       if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') continue;
@@ -108,29 +102,19 @@ export function startKubeletStandin(api: RestClient, opts: KubeletStandinOptions
         body: { metadata: { resourceVersion: pod.metadata.resourceVersion }, status: runningStatus(pod, now()) },
         contentType: 'application/merge-patch+json',
       });
+      // 404/409: the pod went away or changed since the list; the next pass sees the new state.
       if (res.status === 200) patches++;
       else if (res.status !== 404 && res.status !== 409) throw new Error(`patch ${path}: ${res.status} ${res.body.slice(0, 300)}`);
-      else allReady = false;
     }
-    return allReady;
   }
 
   const loop = (async () => {
     while (!stopped) {
-      let settled = false;
-      lastPass = pass().then((ok) => {
-        settled = ok;
-      });
       try {
-        await lastPass;
+        await pass();
       } catch (err) {
         // kube-apiserver restarts are part of the tests: keep going.
         opts.onError?.(err);
-      }
-      if (settled) {
-        const w = waiters;
-        waiters = [];
-        for (const x of w) x.resolve();
       }
       await new Promise((r) => setTimeout(r, opts.intervalMs ?? 300));
     }
@@ -139,12 +123,6 @@ export function startKubeletStandin(api: RestClient, opts: KubeletStandinOptions
   return {
     get patches() {
       return patches;
-    },
-    settle() {
-      return new Promise((resolve, reject) => {
-        // Wait for a full pass that starts after this call.
-        waiters.push({ resolve: () => { waiters.push({ resolve, reject }); }, reject });
-      });
     },
     async terminateContainer(namespace, podName, container, o = {}) {
       const path = `/api/v1/namespaces/${namespace}/pods/${podName}`;
@@ -176,8 +154,6 @@ export function startKubeletStandin(api: RestClient, opts: KubeletStandinOptions
     async stop() {
       stopped = true;
       await loop;
-      for (const w of waiters) w.reject(new Error('kubelet stand-in stopped'));
-      waiters = [];
     },
   };
 }
