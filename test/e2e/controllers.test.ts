@@ -305,6 +305,21 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
     }, { timeoutMs: 90_000 });
   });
 
+  it('recomputes the converted CPU target when the pods\' requests change (e.g. resized by a VPA)', async () => {
+    const c = env.cluster;
+    const r = await c.admin.request('PATCH', `/apis/apps/v1/namespaces/${NS}/deployments/web`, {
+      body: { spec: { template: { spec: { containers: [{ name: 'app', resources: { requests: { cpu: '1' } } }] } } } },
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    expect(r.status, r.body).to.equal(200);
+    // New pods become available 30 s after Ready (Crane's rule), then the average is 1000m × 50 % = 500m.
+    await waitFor('HPA target 500m', async () => {
+      const h = await get(`${HPA_PATH}/ehpa-web`);
+      const pods = (h.spec['metrics'] as { type: string; pods?: { target: { averageValue: string } } }[]).find((m) => m.type === 'Pods');
+      return pods?.pods?.target.averageValue === '500m';
+    }, { timeoutMs: 180_000 });
+  });
+
   it('Preview: the HPA targets the Substitute and specificReplicas scales the target through /scale', async () => {
     await post(EHPA_PATH, ehpa('preview', 'preview', { scaleStrategy: 'Preview', specificReplicas: 3, minReplicas: 1, metrics: [cpu50] }));
     await waitFor('preview scaled to 3', async () => {
