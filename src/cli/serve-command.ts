@@ -24,10 +24,12 @@ export const serveCommand: Command = {
     const readiness = new Map<string, ReadinessCheck>();
     // Bad flag values are the user's mistake: fail before anything starts.
     const controllerNames = parseControllerList(flags['controllers'] as string);
+    // One connection and one set of informer caches for every loop in the process (controllers now; the
+    // metrics adapter and the recommender read the same caches through ctx.informers / clusterReads).
+    const ctx = clusterConfigured(flags) ? createKubeContext(flags, log) : undefined;
     let controllers: RunningControllers | undefined;
     if (controllerNames.length > 0) {
-      if (clusterConfigured(flags)) {
-        const ctx = createKubeContext(flags, log);
+      if (ctx) {
         controllers = startControllers({ flags, ctx, log, registry });
         readiness.set('controllers', () => controllers?.readiness() ?? { ok: false });
       } else {
@@ -45,6 +47,7 @@ export const serveCommand: Command = {
     const signal = await io.stopSignal;
     log.info({ signal }, 'shutting down');
     await controllers?.stop();
+    await ctx?.informers.stopAll();
     await health.close();
     return 0;
   },

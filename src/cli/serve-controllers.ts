@@ -28,7 +28,7 @@ import { PrometheusError, PrometheusHistory } from '../prediction/history/promet
 import type { HistoryProvider } from '../prediction/history/types.ts';
 import { TspReconciler } from '../prediction/controller/tsp-reconciler.ts';
 import { createTspController } from '../prediction/controller/tsp-controller.ts';
-import { InterimSeasonalForecaster } from '../prediction/controller/interim-forecaster.ts';
+import { CoreForecaster } from '../prediction/controller/core-forecaster.ts';
 import type { Forecaster } from '../prediction/controller/forecaster.ts';
 
 export const CONTROLLER_NAMES = ['ehpa', 'tsp'] as const;
@@ -171,7 +171,7 @@ export function startControllers(o: StartControllersOptions): RunningControllers
     const history: HistoryProvider = url
       ? new PrometheusHistory({ url, timeoutMs: flags['prometheus-timeout'] as number, maxPoints: flags['prometheus-max-points'] as number })
       : new MissingPrometheus();
-    const forecaster = o.forecaster ?? new InterimSeasonalForecaster();
+    const forecaster = o.forecaster ?? new CoreForecaster();
     makers.push(() => {
       const reconciler = new TspReconciler({
         tsps,

@@ -113,8 +113,10 @@ export class EhpaReconciler {
         throw new Failure('ScalingDisabled', 'scaling is disabled since the replica count of the target is zero', false, 0);
       }
       if (preview) await this.reconcileSubstitute(ehpa, scale);
-      const tsp = await this.reconcileTsp(ehpa);
+      // The HPA first: it does not depend on the TSP (no readiness gate, the adapter falls back), so a
+      // failing TSP must not leave the workload without its autoscaler.
       const { hpa, conversionProblem } = await this.reconcileHpa(ehpa, scale);
+      const tsp = await this.reconcileTsp(ehpa);
       let currentReplicas: number | undefined;
       let scaledNow = false;
       const specific = ehpa.spec.specificReplicas;

@@ -9,15 +9,23 @@ export interface SpecProblem {
   message: string;
 }
 
+// Building an Intl.DateTimeFormat costs tens of microseconds; zones are few, so answers are kept.
+const zoneValidity = new Map<string, boolean>();
+
 /** Node's own IANA database decides; "Local", "UTC" and "" are what Crane's LoadLocation accepts. */
 export function isValidTimeZone(zone: string): boolean {
   if (zone === '' || zone === 'Local' || zone === 'UTC') return true;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
+  let ok = zoneValidity.get(zone);
+  if (ok === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      ok = true;
+    } catch {
+      ok = false;
+    }
+    if (zoneValidity.size < 1000) zoneValidity.set(zone, ok);
   }
+  return ok;
 }
 
 /** Returns every problem, in a stable order, so the condition message does not flap between reconciles. */
