@@ -117,6 +117,7 @@ export function forecast(history: ForecastHistory, config: ForecastConfig, conte
       historySeconds: config.historySeconds ?? DEFAULT_DSP_HISTORY_SECONDS,
       horizonSeconds: config.horizonSeconds ?? null,
       estimators: config.estimators ?? 'auto',
+      nowSeconds: context.now,
       ...(config.craneEstimators ? { craneEstimators: config.craneEstimators } : {}),
     },
     context.seed,
