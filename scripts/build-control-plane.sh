@@ -34,7 +34,9 @@ staging_version="v0.${K8S_VERSION#v1.}"
 # --- kube-apiserver and kube-controller-manager -------------------------------------------------
 (
   cd "$WORK/k8s"
-  if [ ! -f go.mod ]; then
+  # A module set up halfway (network cut during tidy) is redone from scratch, not built.
+  if [ ! -f .initialized ]; then
+    rm -f go.mod go.sum tools.go
     go mod init ehpa-adapter.local/control-plane >&2
     go mod download -json "k8s.io/kubernetes@$K8S_VERSION" >/dev/null
     kmod="$(go env GOMODCACHE)/cache/download/k8s.io/kubernetes/@v/$K8S_VERSION.mod"
@@ -54,6 +56,7 @@ import (
 GO
     go mod edit -require "k8s.io/kubernetes@$K8S_VERSION"
     go mod tidy -e >&2 || true
+    touch .initialized
   fi
   echo "building kube-apiserver $K8S_VERSION (first time takes a while)" >&2
   go build -tags tools -trimpath -ldflags "-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${K8S_VERSION#v1.}" -o "$OUT/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver >&2
@@ -64,7 +67,8 @@ GO
 # --- etcd --------------------------------------------------------------------------------------
 (
   cd "$WORK/etcd"
-  if [ ! -f go.mod ]; then
+  if [ ! -f .initialized ]; then
+    rm -f go.mod go.sum main.go
     go mod init ehpa-adapter.local/etcd >&2
     cat > main.go <<'GO'
 // Command etcd runs the published etcd server module unchanged.
@@ -80,6 +84,7 @@ func main() { etcdmain.Main(os.Args) }
 GO
     go get "go.etcd.io/etcd/server/v3@$ETCD_VERSION" >&2
     go mod tidy >&2
+    touch .initialized
   fi
   echo "building etcd $ETCD_VERSION" >&2
   go build -trimpath -ldflags "-s -w" -o "$OUT/etcd" . >&2

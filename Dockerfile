@@ -1,0 +1,23 @@
+# syntax=docker/dockerfile:1
+# Build stage: install with the lockfile, compile TypeScript to dist/.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# Runtime stage: production dependencies only, compiled code, non-root.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
+COPY bin ./bin
+COPY --from=build /app/dist ./dist
+# The node image's unprivileged user (uid 1000); the Deployment also sets runAsNonRoot.
+USER 1000:1000
+EXPOSE 6443 8080
+ENTRYPOINT ["node", "/app/bin/ehpa-adapter.js"]
+CMD ["serve"]

@@ -1,0 +1,41 @@
+// The adapter's own Prometheus series, registered into the process registry (all prefixed ehpa_adapter_).
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { METRIC_PREFIX } from '../observability/metrics-registry.ts';
+
+export interface AdapterMetrics {
+  requests: Counter<'metric' | 'code'>;
+  latency: Histogram<'metric' | 'code'>;
+  authzCache: Counter<'result'>;
+  fallbacks: Counter<'metric' | 'reason' | 'outcome'>;
+}
+
+export function createAdapterMetrics(registry: Registry): AdapterMetrics {
+  const registers = [registry];
+  return {
+    requests: new Counter({
+      name: `${METRIC_PREFIX}metrics_api_requests_total`,
+      help: 'Requests to the custom/external metrics API by metric (or route for non-metric paths) and HTTP code',
+      labelNames: ['metric', 'code'],
+      registers,
+    }),
+    latency: new Histogram({
+      name: `${METRIC_PREFIX}metrics_api_request_duration_seconds`,
+      help: 'Time to answer a metrics API request, by metric and HTTP code',
+      labelNames: ['metric', 'code'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    }),
+    authzCache: new Counter({
+      name: `${METRIC_PREFIX}authz_cache_lookups_total`,
+      help: 'SubjectAccessReview cache lookups by result (hit or miss)',
+      labelNames: ['result'],
+      registers,
+    }),
+    fallbacks: new Counter({
+      name: `${METRIC_PREFIX}prediction_fallbacks_total`,
+      help: 'Answers where the forecast could not be used, by metric, reason and outcome (observed usage served, or error)',
+      labelNames: ['metric', 'reason', 'outcome'],
+      registers,
+    }),
+  };
+}

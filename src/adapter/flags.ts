@@ -1,0 +1,26 @@
+// The adapter's flags, concatenated into `serve`'s flag list by the coordinator. Names follow the
+// k8s.io/apiserver / custom-metrics-apiserver flags the manifests of other adapters already use.
+import type { FlagSpec } from '../config/flags.ts';
+
+export const ADAPTER_FLAGS: readonly FlagSpec[] = [
+  { name: 'secure-port', type: 'int', default: 6443, min: 0, max: 65535, help: 'HTTPS port of the custom/external metrics API (0 picks a free port)' },
+  { name: 'bind-address', type: 'string', default: '0.0.0.0', help: 'address the metrics API listens on' },
+  { name: 'tls-cert-file', type: 'string', default: undefined, help: 'serving certificate (PEM, leaf first); unset: use or generate apiserver.crt in --cert-dir' },
+  { name: 'tls-private-key-file', type: 'string', default: undefined, help: 'serving key (PEM) for --tls-cert-file' },
+  { name: 'cert-dir', type: 'string', default: 'apiserver.local.config/certificates', help: 'where a self-signed serving pair is kept when no --tls-cert-file is given' },
+  { name: 'adapter-service-name', type: 'string', default: undefined, help: 'Service name put in the generated certificate\'s SANs (with --adapter-service-namespace)' },
+  { name: 'adapter-service-namespace', type: 'string', default: undefined, help: 'Service namespace for the generated certificate\'s SANs' },
+  { name: 'prediction-fallback', type: 'enum', values: ['observed', 'error'], default: 'observed', help: 'crane_pod_cpu_usage when the forecast is missing or stale: serve observed usage, or fail like Crane' },
+  { name: 'remote-adapter', type: 'string', default: undefined, help: 'https URL of an adapter (e.g. prometheus-adapter) that answers metrics we do not own' },
+  { name: 'remote-adapter-token-file', type: 'string', default: '/var/run/secrets/kubernetes.io/serviceaccount/token', help: 'bearer token sent to --remote-adapter (if the file exists)' },
+  { name: 'remote-adapter-ca-file', type: 'string', default: undefined, help: 'CA bundle to verify --remote-adapter' },
+  { name: 'remote-adapter-insecure', type: 'bool', default: true, help: 'skip verifying --remote-adapter\'s certificate (Crane does; set false with --remote-adapter-ca-file)' },
+  { name: 'requestheader-client-ca-file', type: 'string', default: undefined, help: 'front-proxy CA bundle; unset: read kube-system/extension-apiserver-authentication' },
+  { name: 'requestheader-allowed-names', type: 'string', default: undefined, help: 'comma-separated front-proxy client CNs (with --requestheader-client-ca-file; empty: any)' },
+  { name: 'requestheader-username-headers', type: 'string', default: 'X-Remote-User', help: 'comma-separated user headers (with --requestheader-client-ca-file)' },
+  { name: 'requestheader-group-headers', type: 'string', default: 'X-Remote-Group', help: 'comma-separated group headers (with --requestheader-client-ca-file)' },
+  { name: 'requestheader-extra-headers-prefix', type: 'string', default: 'X-Remote-Extra-', help: 'comma-separated extra-header prefixes (with --requestheader-client-ca-file)' },
+  { name: 'client-ca-file', type: 'string', default: undefined, help: 'CA bundle for plain client-certificate users (optional)' },
+  { name: 'authorization-cache-ttl', type: 'duration', default: '10s', help: 'how long SubjectAccessReview answers are cached' },
+  { name: 'cron-local-timezone', type: 'string', default: undefined, help: 'IANA zone a cron\'s "timezone: Local" means (default: the process time zone)' },
+];

@@ -1,0 +1,119 @@
+// `crane_pod_cpu_usage`, the Pods metric of Crane v0.2–v0.7 (../shared/spec/crane-ehpa.md §C.3): the largest
+// forecast of the workload's total CPU over the prediction window, split evenly over its available pods.
+// Where Crane errors (and so freezes the HPA's scale-down while the forecast is missing or stale), we answer
+// with the pods' observed usage by default and report why; `fallback: 'error'` keeps Crane's behaviour.
+import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../ehpa/types.ts';
+import type { TimeSeriesPrediction } from '../../prediction/types.ts';
+import { maxForecastInWindow, perPodMillis, readyPredictionSeries, type ForecastProblem } from '../../metrics/forecast-window.ts';
+import { badRequest, notFound, unavailable } from '../status.ts';
+import type { AdapterMetrics } from '../adapter-metrics.ts';
+import type { CustomMetricProvider, CustomQuery, CustomValue } from './provider.ts';
+import type { AdapterSources, FallbackListener, PodLike, PredictionFallbackEvent } from './sources.ts';
+import { podAvailable, podRunning } from './pod-availability.ts';
+
+export const POD_CPU_METRIC = 'crane_pod_cpu_usage';
+/** Resource identifiers a TSP may use for the workload's CPU: Crane v0.2–v0.7's, then HEAD's. */
+const CPU_IDENTIFIERS = [POD_CPU_METRIC, 'resource.cpu'];
+const DEFAULT_WINDOW_SECONDS = 3600;
+
+export interface PodCpuProviderOptions {
+  sources: AdapterSources;
+  fallback: 'observed' | 'error';
+  metrics?: AdapterMetrics;
+  onFallback?: FallbackListener;
+}
+
+type Forecast = { ok: true; largest: number } | { ok: false; reason: PredictionFallbackEvent['reason']; message: string };
+
+function problemReason(p: ForecastProblem): PredictionFallbackEvent['reason'] {
+  return p.reason === 'Outdated' ? 'PredictionOutdated' : p.reason === 'NotReady' ? 'PredictionNotReady' : 'PredictionMissing';
+}
+
+async function findTsp(sources: AdapterSources, ehpa: EffectiveHorizontalPodAutoscaler): Promise<TimeSeriesPrediction[]> {
+  const ns = ehpa.metadata.namespace;
+  const uid = ehpa.metadata.uid;
+  const byLabel = (await sources.listTsps(ns)).filter((t) => uid !== undefined && t.metadata.labels?.[EHPA_UID_LABEL] === uid);
+  if (byLabel.length > 0) return byLabel;
+  const byName = await sources.getTsp(ns, `ehpa-${ehpa.metadata.name}`);
+  return byName ? [byName] : [];
+}
+
+export function forecastFor(tsps: TimeSeriesPrediction[], ehpa: EffectiveHorizontalPodAutoscaler, nowMs: number): Forecast {
+  if (tsps.length !== 1) {
+    const message = tsps.length === 0
+      ? `no TimeSeriesPrediction for EffectiveHorizontalPodAutoscaler ${ehpa.metadata.namespace}/${ehpa.metadata.name}`
+      : `only one TimeSeriesPrediction should match EffectiveHorizontalPodAutoscaler ${ehpa.metadata.namespace}/${ehpa.metadata.name}, found ${tsps.length}`;
+    return { ok: false, reason: 'PredictionMissing', message };
+  }
+  const tsp = tsps[0] as TimeSeriesPrediction;
+  let problem: ForecastProblem | undefined;
+  for (const rid of CPU_IDENTIFIERS) {
+    const series = readyPredictionSeries(tsp, rid);
+    if (!series.ok) {
+      problem ??= series.problem;
+      continue;
+    }
+    const window = tsp.spec?.predictionWindowSeconds ?? ehpa.spec.prediction?.predictionWindowSeconds ?? DEFAULT_WINDOW_SECONDS;
+    const r = maxForecastInWindow(series.metric, nowMs, window);
+    if (r.ok) return r;
+    problem = r.problem;
+    break;
+  }
+  const p = problem as ForecastProblem;
+  return { ok: false, reason: problemReason(p), message: `TimeSeriesPrediction ${tsp.metadata.namespace}/${tsp.metadata.name}: ${p.message}` };
+}
+
+const describe = (pod: PodLike, ns: string) => ({ kind: 'Pod', apiVersion: 'v1', name: pod.metadata?.name ?? '', namespace: ns });
+
+export function podCpuProvider(opts: PodCpuProviderOptions): CustomMetricProvider {
+  const { sources } = opts;
+  return {
+    listed: () => [{ resource: 'pods', metric: POD_CPU_METRIC, namespaced: true }],
+    owns: (resource, metric) => resource === 'pods' && metric === POD_CPU_METRIC,
+    async values(q: CustomQuery): Promise<CustomValue[]> {
+      if (q.namespace === undefined) throw notFound(`the server could not find the metric ${POD_CPU_METRIC} for pods`);
+      const ns = q.namespace;
+      const uid = q.metricSelector.exactValue(EHPA_UID_LABEL);
+      if (uid === undefined) throw badRequest(`metric ${POD_CPU_METRIC} needs metricLabelSelector ${EHPA_UID_LABEL}=<uid of the EffectiveHorizontalPodAutoscaler>`);
+      const ehpa = (await sources.listEhpas(ns)).find((e) => e.metadata.uid === uid);
+      if (!ehpa) throw notFound(`no EffectiveHorizontalPodAutoscaler with uid ${uid} in namespace ${ns}`);
+
+      let pods = await sources.listPods(ns, q.selector);
+      if (q.name !== '*') pods = pods.filter((p) => p.metadata?.name === q.name);
+      if (pods.length === 0) throw notFound(`the server could not find the metric ${POD_CPU_METRIC} for pods: no pod in namespace ${ns} matches ${q.name === '*' ? 'the selector' : q.name}`);
+      const available = pods.filter((p) => podAvailable(p, q.nowMs));
+
+      const forecast = forecastFor(await findTsp(sources, ehpa), ehpa, q.nowMs);
+      if (forecast.ok) {
+        if (available.length === 0) throw unavailable(`failed to get available pods: none of the ${pods.length} selected pods has been Running and Ready for 30s`);
+        const milli = BigInt(perPodMillis(forecast.largest, available.length));
+        return available.map((p) => ({ describedObject: describe(p, ns), milli }));
+      }
+
+      const report = (outcome: 'observed' | 'error') => {
+        opts.metrics?.fallbacks.inc({ metric: POD_CPU_METRIC, reason: forecast.reason, outcome });
+        opts.onFallback?.({
+          namespace: ns, ehpaName: ehpa.metadata.name, ...(uid ? { ehpaUid: uid } : {}),
+          metric: POD_CPU_METRIC, reason: forecast.reason, message: forecast.message, outcome,
+        });
+      };
+      if (opts.fallback === 'error') {
+        report('error');
+        throw unavailable(forecast.message);
+      }
+      const candidates = available.length > 0 ? available : pods.filter(podRunning);
+      const observed = await sources.observedPodCpuMillis(ns, candidates.map((p) => p.metadata?.name ?? ''));
+      const values: CustomValue[] = [];
+      for (const p of candidates) {
+        const m = observed.get(p.metadata?.name ?? '');
+        if (m !== undefined && Number.isFinite(m)) values.push({ describedObject: describe(p, ns), milli: BigInt(Math.max(0, Math.ceil(m))) });
+      }
+      if (values.length === 0) {
+        report('error');
+        throw unavailable(`${forecast.message}; no observed CPU usage to fall back to`);
+      }
+      report('observed');
+      return values;
+    },
+  };
+}

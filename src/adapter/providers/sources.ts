@@ -1,0 +1,42 @@
+// The narrow read-only view of the cluster the metric providers need. The coordinator binds it to the shared
+// informer caches (src/kube); tests and the benchmark bind it to plain maps. Cache reads may be synchronous;
+// anything that needs a round trip (scale subresource, observed usage) may return a promise.
+import type { CrossVersionObjectReference, EffectiveHorizontalPodAutoscaler } from '../../ehpa/types.ts';
+import type { TimeSeriesPrediction } from '../../prediction/types.ts';
+import type { LabelSelector } from '../label-selector.ts';
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/** The parts of a core/v1 Pod we read; a @kubernetes/client-node V1Pod satisfies it. */
+export interface PodLike {
+  metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; deletionTimestamp?: Date | string };
+  status?: { phase?: string; conditions?: { type: string; status: string; lastTransitionTime?: Date | string }[] };
+}
+
+export interface AdapterSources {
+  getEhpa(namespace: string, name: string): MaybePromise<EffectiveHorizontalPodAutoscaler | undefined>;
+  /** Every EHPA in `namespace`, or in all namespaces when it is undefined. */
+  listEhpas(namespace?: string): MaybePromise<readonly EffectiveHorizontalPodAutoscaler[]>;
+  getTsp(namespace: string, name: string): MaybePromise<TimeSeriesPrediction | undefined>;
+  listTsps(namespace: string): MaybePromise<readonly TimeSeriesPrediction[]>;
+  /** Pods in `namespace` whose labels match `selector` (the selector's `matches` is the reference). */
+  listPods(namespace: string, selector: LabelSelector): MaybePromise<readonly PodLike[]>;
+  /** spec.replicas of the scale subresource of `ref` in `namespace`; undefined if it cannot be read. */
+  getScaleReplicas(namespace: string, ref: CrossVersionObjectReference): MaybePromise<number | undefined>;
+  /** Observed CPU usage in millicores per pod name (pods without data are left out). */
+  observedPodCpuMillis(namespace: string, podNames: readonly string[]): MaybePromise<ReadonlyMap<string, number>>;
+}
+
+/** Why a forecast could not be used, reported once per answer that fell back (or failed, in strict mode). */
+export interface PredictionFallbackEvent {
+  namespace: string;
+  ehpaName: string;
+  ehpaUid?: string;
+  metric: string;
+  reason: 'PredictionMissing' | 'PredictionNotReady' | 'PredictionOutdated';
+  message: string;
+  /** What was answered instead: observed usage, or nothing (strict mode / no observed data). */
+  outcome: 'observed' | 'error';
+}
+
+export type FallbackListener = (event: PredictionFallbackEvent) => void;

@@ -1,0 +1,106 @@
+// Edge glue: turns parsed `serve` flags and a cluster connection into a running metrics adapter. Reads the
+// request-header settings from kube-system/extension-apiserver-authentication (or the flags), and authorizes
+// through SubjectAccessReviews. Fails loudly when the ConfigMap is unreadable (G5): a server that cannot
+// authenticate the aggregator would only ever answer 401/403.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { AuthorizationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { ParsedFlags } from '../config/flags.ts';
+import { requestHeaderConfigFromConfigMap, type RequestHeaderConfig } from './authn.ts';
+import { SubjectAccessReviewAuthorizer, type Authorizer } from './authz.ts';
+import { startMetricsAdapter, type MetricsAdapterHandle } from './server.ts';
+import type { AdapterSources, FallbackListener } from './providers/sources.ts';
+
+const list = (v: unknown): string[] => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : []);
+
+export async function loadRequestHeaderConfig(flags: ParsedFlags, kubeConfig?: KubeConfig): Promise<RequestHeaderConfig> {
+  const caFile = flags['requestheader-client-ca-file'] as string | undefined;
+  const clientCaFile = flags['client-ca-file'] as string | undefined;
+  let cfg: RequestHeaderConfig;
+  if (caFile) {
+    cfg = {
+      caPem: await readFile(caFile, 'utf8'),
+      allowedNames: list(flags['requestheader-allowed-names']),
+      usernameHeaders: list(flags['requestheader-username-headers']),
+      uidHeaders: [],
+      groupHeaders: list(flags['requestheader-group-headers']),
+      extraHeaderPrefixes: list(flags['requestheader-extra-headers-prefix']),
+    };
+  } else {
+    if (!kubeConfig) throw new Error('the metrics adapter needs --requestheader-client-ca-file or a cluster connection to read kube-system/extension-apiserver-authentication');
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    let data: Record<string, string>;
+    try {
+      data = (await core.readNamespacedConfigMap({ name: 'extension-apiserver-authentication', namespace: 'kube-system' })).data ?? {};
+    } catch (e) {
+      throw new Error(
+        `unable to read configmap kube-system/extension-apiserver-authentication (${(e as Error).message}); ` +
+          'bind the Role extension-apiserver-authentication-reader in kube-system to this ServiceAccount',
+      );
+    }
+    cfg = requestHeaderConfigFromConfigMap(data);
+  }
+  if (clientCaFile) cfg.clientCaPem = await readFile(clientCaFile, 'utf8');
+  return cfg;
+}
+
+export interface AdapterDeps {
+  kubeConfig?: KubeConfig;
+  sources: AdapterSources;
+  registry: Registry;
+  logger: Logger;
+  now?: () => number;
+  onPredictionFallback?: FallbackListener;
+  ready?: () => boolean;
+  /** Tests and embedders may decide authorization themselves; default: SubjectAccessReviews. */
+  authorizer?: Authorizer;
+}
+
+export async function startAdapterFromFlags(flags: ParsedFlags, deps: AdapterDeps): Promise<MetricsAdapterHandle> {
+  const requestHeader = await loadRequestHeaderConfig(flags, deps.kubeConfig);
+  let authorizer = deps.authorizer;
+  if (!authorizer) {
+    if (!deps.kubeConfig) throw new Error('the metrics adapter needs a cluster connection for SubjectAccessReviews');
+    authorizer = new SubjectAccessReviewAuthorizer(deps.kubeConfig.makeApiClient(AuthorizationV1Api));
+  }
+  const remoteUrl = flags['remote-adapter'] as string | undefined;
+  const tokenFile = flags['remote-adapter-token-file'] as string | undefined;
+  const caFile = flags['remote-adapter-ca-file'] as string | undefined;
+  const str = (k: string) => flags[k] as string | undefined;
+  return startMetricsAdapter(
+    {
+      securePort: flags['secure-port'] as number,
+      bindAddress: flags['bind-address'] as string,
+      ...(str('tls-cert-file') ? { tlsCertFile: str('tls-cert-file') } : {}),
+      ...(str('tls-private-key-file') ? { tlsKeyFile: str('tls-private-key-file') } : {}),
+      certDir: flags['cert-dir'] as string,
+      ...(str('adapter-service-name') ? { serviceName: str('adapter-service-name') } : {}),
+      ...(str('adapter-service-namespace') ? { serviceNamespace: str('adapter-service-namespace') } : {}),
+      predictionFallback: flags['prediction-fallback'] as 'observed' | 'error',
+      ...(remoteUrl
+        ? {
+            remoteAdapter: {
+              url: remoteUrl,
+              ...(tokenFile && existsSync(tokenFile) ? { tokenFile } : {}),
+              ...(caFile ? { caFile } : {}),
+              insecure: flags['remote-adapter-insecure'] as boolean,
+              timeoutMs: 10_000,
+            },
+          }
+        : {}),
+      requestHeader,
+      authorizer,
+      authzCacheTtlMs: flags['authorization-cache-ttl'] as number,
+      now: deps.now ?? Date.now,
+      localZone: str('cron-local-timezone') ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC',
+      ...(deps.onPredictionFallback ? { onPredictionFallback: deps.onPredictionFallback } : {}),
+      ...(deps.ready ? { ready: deps.ready } : {}),
+      exposePrometheus: true,
+    },
+    deps.sources,
+    deps.registry,
+    deps.logger,
+  );
+}

@@ -1,0 +1,200 @@
+// `ehpa-adapter recommend`: what the upstream VPA recommender would write into a VPA's status for the
+// given usage history. Reads JSON Lines events (--input or stdin), prints the recommendation as JSON.
+// Flags carry upstream's names and defaults.
+import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import YAML from 'yaml';
+import type { Command, CommandIO } from './command.ts';
+import { UsageError, type FlagSpec, type ParsedFlags } from '../config/flags.ts';
+import { AggregationsConfig, parseInstant, type VerticalPodAutoscaler, type VerticalPodAutoscalerCheckpointJSON } from '../vpa/model/index.ts';
+import { DEFAULT_RECOMMENDATION_CONFIG, recommendationToJSON, type QuantityList } from '../vpa/logic/index.ts';
+import { parseUsageEvent, type UsageEvent } from '../vpa/usage-events.ts';
+import { CheckpointLoadError, replay } from '../vpa/replay.ts';
+import { Quantity } from '../quantity/index.ts';
+
+const d = DEFAULT_RECOMMENDATION_CONFIG;
+const flags: FlagSpec[] = [
+  { name: 'input', type: 'string', default: '-', help: 'JSON Lines usage events ("-" = stdin)' },
+  { name: 'now', type: 'string', default: undefined, help: 'RFC 3339 time of the recommendation (default: the last event time)' },
+  { name: 'vpa', type: 'string', default: undefined, help: 'VerticalPodAutoscaler (YAML or JSON) whose resourcePolicy/annotations apply' },
+  { name: 'checkpoint-in', type: 'string', default: undefined, help: 'start from these VerticalPodAutoscalerCheckpoints (JSON list, like a restarted recommender)' },
+  { name: 'checkpoint-out', type: 'string', default: undefined, help: 'write the VerticalPodAutoscalerCheckpoints at --now to this file' },
+  { name: 'recommendation-margin-fraction', type: 'float', default: d.safetyMarginFraction, help: 'fraction of usage added as the safety margin', min: 0 },
+  { name: 'pod-recommendation-min-cpu-millicores', type: 'float', default: d.podMinCPUMillicores, help: 'minimum CPU recommendation for a pod', min: 0 },
+  { name: 'pod-recommendation-min-memory-mb', type: 'float', default: d.podMinMemoryMb, help: 'minimum memory recommendation for a pod', min: 0 },
+  { name: 'target-cpu-percentile', type: 'float', default: d.targetCPUPercentile, help: 'CPU usage percentile for the target' },
+  { name: 'recommendation-lower-bound-cpu-percentile', type: 'float', default: d.lowerBoundCPUPercentile, help: 'CPU usage percentile for the lower bound' },
+  { name: 'recommendation-upper-bound-cpu-percentile', type: 'float', default: d.upperBoundCPUPercentile, help: 'CPU usage percentile for the upper bound' },
+  { name: 'target-memory-percentile', type: 'float', default: d.targetMemoryPercentile, help: 'memory peak percentile for the target' },
+  { name: 'recommendation-lower-bound-memory-percentile', type: 'float', default: d.lowerBoundMemoryPercentile, help: 'memory peak percentile for the lower bound' },
+  { name: 'recommendation-upper-bound-memory-percentile', type: 'float', default: d.upperBoundMemoryPercentile, help: 'memory peak percentile for the upper bound' },
+  { name: 'confidence-interval-cpu', type: 'duration', default: '24h', help: 'history length that counts as confidence 1 for CPU', min: 1 },
+  { name: 'confidence-interval-memory', type: 'duration', default: '24h', help: 'history length that counts as confidence 1 for memory', min: 1 },
+  { name: 'memory-aggregation-interval', type: 'duration', default: '24h', help: 'length of one memory-peak window', min: 1 },
+  { name: 'memory-aggregation-interval-count', type: 'int', default: 8, help: 'windows of memory history kept', min: 1 },
+  { name: 'memory-histogram-decay-half-life', type: 'duration', default: '24h', help: 'half-life of memory peak weights', min: 1 },
+  { name: 'cpu-histogram-decay-half-life', type: 'duration', default: '24h', help: 'half-life of CPU sample weights', min: 1 },
+  { name: 'oom-bump-up-ratio', type: 'float', default: 1.2, help: 'memory bump-up ratio after an OOM', min: 0 },
+  { name: 'oom-min-bump-up-bytes', type: 'float', default: 104857600, help: 'minimal memory bump-up in bytes after an OOM', min: 0 },
+  { name: 'humanize-memory', type: 'bool', default: false, help: 'deprecated upstream: memory in binary units with two decimals' },
+  { name: 'round-cpu-millicores', type: 'int', default: 1, help: 'round CPU recommendations up to a multiple of this' },
+  { name: 'round-memory-bytes', type: 'int', default: 1, help: 'round memory recommendations up to a multiple of this' },
+  { name: 'cpu-integer-post-processor-enabled', type: 'bool', default: false, help: 'honour vpa-post-processor.kubernetes.io/{container}_integerCPU annotations' },
+  { name: 'container-recommendation-max-allowed-cpu', type: 'string', default: undefined, help: 'global maximum CPU per container (quantity)' },
+  { name: 'container-recommendation-max-allowed-memory', type: 'string', default: undefined, help: 'global maximum memory per container (quantity)' },
+  { name: 'feature-gates', type: 'string', default: '', help: 'upstream model feature gates, e.g. PerVPAConfig=true' },
+];
+
+function microsFlag(f: ParsedFlags, name: string): number {
+  const ms = f[name] as number;
+  const us = Math.round(ms * 1000);
+  if (!Number.isSafeInteger(us) || us <= 0) throw new UsageError(`invalid value for --${name}: must be a positive duration`);
+  return us;
+}
+
+function readStructured(path: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read ${what} ${path}: ${(e as Error).message}`);
+  }
+  try {
+    return YAML.parse(text);
+  } catch (e) {
+    throw new UsageError(`${what} ${path} is not valid YAML/JSON: ${(e as Error).message.split('\n')[0]}`);
+  }
+}
+
+function parseQuantityFlag(f: ParsedFlags, name: string): Quantity | undefined {
+  const v = f[name] as string | undefined;
+  if (v === undefined || v === '') return undefined;
+  try {
+    return Quantity.parse(v);
+  } catch {
+    throw new UsageError(`invalid value "${v}" for --${name}: not a quantity`);
+  }
+}
+
+function parseGates(text: string): { perVPAConfig: boolean } {
+  const gates = { perVPAConfig: false };
+  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([A-Za-z]+)=(true|false)$/.exec(part);
+    if (!m || m[1] !== 'PerVPAConfig') throw new UsageError(`invalid --feature-gates entry "${part}" (supported: PerVPAConfig=true|false)`);
+    gates.perVPAConfig = m[2] === 'true';
+  }
+  return gates;
+}
+
+async function readEvents(input: string, io: CommandIO): Promise<UsageEvent[]> {
+  const stream = input === '-' ? io.stdin : createReadStream(input);
+  const events: UsageEvent[] = [];
+  const opened = new Promise<void>((resolve, reject) => {
+    if (input === '-') return resolve();
+    const file = stream as ReturnType<typeof createReadStream>;
+    file.once('error', (e: Error) => reject(new UsageError(`cannot read --input ${input}: ${e.message}`)));
+    file.once('open', () => resolve());
+  });
+  await opened;
+  const rl = createInterface({ input: stream, crlfDelay: Infinity });
+  let lineNo = 0;
+  for await (const line of rl) {
+    lineNo++;
+    if (line.trim() === '') continue;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(line);
+    } catch (e) {
+      throw new UsageError(`${input === '-' ? 'stdin' : input}:${lineNo}: invalid JSON: ${(e as Error).message}`);
+    }
+    try {
+      events.push(parseUsageEvent(obj));
+    } catch (e) {
+      throw new UsageError(`${input === '-' ? 'stdin' : input}:${lineNo}: ${(e as Error).message}`);
+    }
+  }
+  return events;
+}
+
+function readCheckpoints(path: string): VerticalPodAutoscalerCheckpointJSON[] {
+  const doc = readStructured(path, '--checkpoint-in') as unknown;
+  const list = Array.isArray(doc) ? doc : (doc as { items?: unknown })?.items;
+  if (!Array.isArray(list)) throw new UsageError(`--checkpoint-in ${path}: expected a list of VerticalPodAutoscalerCheckpoints`);
+  return list as VerticalPodAutoscalerCheckpointJSON[];
+}
+
+export const recommendCommand: Command = {
+  name: 'recommend',
+  summary: 'replay usage samples through the VPA recommender model and print the recommendation as JSON',
+  flags,
+  async run(f, io) {
+    const recommendation = {
+      safetyMarginFraction: f['recommendation-margin-fraction'] as number,
+      podMinCPUMillicores: f['pod-recommendation-min-cpu-millicores'] as number,
+      podMinMemoryMb: f['pod-recommendation-min-memory-mb'] as number,
+      targetCPUPercentile: f['target-cpu-percentile'] as number,
+      lowerBoundCPUPercentile: f['recommendation-lower-bound-cpu-percentile'] as number,
+      upperBoundCPUPercentile: f['recommendation-upper-bound-cpu-percentile'] as number,
+      confidenceIntervalCPU: microsFlag(f, 'confidence-interval-cpu'),
+      targetMemoryPercentile: f['target-memory-percentile'] as number,
+      lowerBoundMemoryPercentile: f['recommendation-lower-bound-memory-percentile'] as number,
+      upperBoundMemoryPercentile: f['recommendation-upper-bound-memory-percentile'] as number,
+      confidenceIntervalMemory: microsFlag(f, 'confidence-interval-memory'),
+    };
+    const aggregations = new AggregationsConfig({
+      memoryAggregationInterval: microsFlag(f, 'memory-aggregation-interval'),
+      memoryAggregationIntervalCount: f['memory-aggregation-interval-count'] as number,
+      memoryHistogramDecayHalfLife: microsFlag(f, 'memory-histogram-decay-half-life'),
+      cpuHistogramDecayHalfLife: microsFlag(f, 'cpu-histogram-decay-half-life'),
+      oomBumpUpRatio: f['oom-bump-up-ratio'] as number,
+      oomMinBumpUp: f['oom-min-bump-up-bytes'] as number,
+    });
+    const gates = parseGates(f['feature-gates'] as string);
+    const globalMaxAllowed: QuantityList = new Map();
+    const maxCPU = parseQuantityFlag(f, 'container-recommendation-max-allowed-cpu');
+    const maxMem = parseQuantityFlag(f, 'container-recommendation-max-allowed-memory');
+    if (maxCPU) globalMaxAllowed.set('cpu', maxCPU);
+    if (maxMem) globalMaxAllowed.set('memory', maxMem);
+    let vpa: VerticalPodAutoscaler | undefined;
+    if (f.vpa) {
+      vpa = readStructured(f.vpa as string, '--vpa') as VerticalPodAutoscaler;
+      if (typeof vpa !== 'object' || vpa === null) throw new UsageError(`--vpa ${f.vpa}: expected a VerticalPodAutoscaler object`);
+    }
+    const checkpointsIn = f['checkpoint-in'] ? readCheckpoints(f['checkpoint-in'] as string) : [];
+
+    const events = await readEvents(f.input as string, io);
+    let now: number;
+    if (f.now !== undefined) {
+      try {
+        now = parseInstant(f.now as string);
+      } catch (e) {
+        throw new UsageError(`invalid value for --now: ${(e as Error).message}`);
+      }
+    } else if (events.length > 0) now = events.reduce((m, e) => (e.time > m ? e.time : m), -Infinity);
+    else throw new UsageError('no events and no --now: nothing to recommend from');
+
+    let result;
+    try {
+      result = replay(events, now, {
+        aggregations,
+        recommendation,
+        format: {
+          humanizeMemory: f['humanize-memory'] as boolean,
+          roundCPUMillicores: f['round-cpu-millicores'] as number,
+          roundMemoryBytes: f['round-memory-bytes'] as number,
+        },
+        vpa,
+        cpuIntegerPostProcessorEnabled: f['cpu-integer-post-processor-enabled'] as boolean,
+        globalMaxAllowed,
+        gates,
+      }, checkpointsIn);
+    } catch (e) {
+      if (e instanceof CheckpointLoadError) throw new UsageError(`--checkpoint-in: ${e.message}`);
+      throw new UsageError((e as Error).message);
+    }
+    if (f['checkpoint-out']) writeFileSync(f['checkpoint-out'] as string, JSON.stringify(result.checkpoints, null, 2) + '\n');
+    io.stdout.write(JSON.stringify(recommendationToJSON(result.recommendation)) + '\n');
+    if (result.rejected > 0) io.stderr.write(`recommend: ${result.rejected} event(s) discarded by the model (duplicate, out-of-order, negative, or stale OOM)\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,245 @@
+// The controllers' part of `ehpa-adapter serve`: their flags (a separate array that serve concatenates,
+// so the adapter can add its own), the shared Kubernetes context (client + informer caches, which the
+// adapter reuses), and start/stop with Lease leader election.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir, hostname } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { UsageError, type FlagSpec, type ParsedFlags } from '../config/flags.ts';
+import { KubeApiClient, loadKubeConfig } from '../kube/api-client.ts';
+import { ResourceDiscovery } from '../kube/discovery.ts';
+import { InformerRegistry, KINDS, type SharedInformer } from '../kube/informers.ts';
+import { ScaleClient } from '../kube/scale-client.ts';
+import { EventRecorder } from '../kube/event-recorder.ts';
+import { StatusWriter } from '../kube/status-writer.ts';
+import { LeaderElector } from '../kube/leader-election.ts';
+import { registerControllerMetrics } from '../kube/controller-metrics.ts';
+import type { ControllerRunner } from '../kube/controller-runner.ts';
+import { EhpaReconciler } from '../ehpa/reconciler.ts';
+import { createEhpaController } from '../ehpa/controller.ts';
+import { MANAGED_BY } from '../ehpa/naming.ts';
+import type { EffectiveHorizontalPodAutoscaler } from '../ehpa/types.ts';
+import type { HorizontalPodAutoscaler, Substitute } from '../ehpa/hpa-types.ts';
+import type { PodLike } from '../ehpa/pod-requests.ts';
+import type { TimeSeriesPrediction } from '../prediction/types.ts';
+import { PrometheusError, PrometheusHistory } from '../prediction/history/prometheus.ts';
+import type { HistoryProvider } from '../prediction/history/types.ts';
+import { TspReconciler } from '../prediction/controller/tsp-reconciler.ts';
+import { createTspController } from '../prediction/controller/tsp-controller.ts';
+import { InterimSeasonalForecaster } from '../prediction/controller/interim-forecaster.ts';
+import type { Forecaster } from '../prediction/controller/forecaster.ts';
+
+export const CONTROLLER_NAMES = ['ehpa', 'tsp'] as const;
+
+export const KUBE_FLAGS: readonly FlagSpec[] = [
+  { name: 'kubeconfig', type: 'string', default: undefined, help: 'kubeconfig file (default: in-cluster config, else $KUBECONFIG or ~/.kube/config)' },
+];
+
+export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
+  { name: 'controllers', type: 'string', default: 'ehpa,tsp', help: `comma-separated controllers to run (${CONTROLLER_NAMES.join(', ')}); empty runs none` },
+  { name: 'prometheus-url', type: 'string', default: undefined, help: 'Prometheus base URL for TimeSeriesPrediction history, e.g. http://prometheus:9090' },
+  { name: 'prometheus-timeout', type: 'duration', default: '3m', help: 'timeout of one Prometheus query_range request' },
+  { name: 'prometheus-max-points', type: 'int', default: 11000, min: 2, help: 'most points per series in one query_range; longer ranges are split' },
+  { name: 'leader-elect', type: 'bool', default: true, help: 'run the controllers only on the replica holding the Lease' },
+  { name: 'leader-election-namespace', type: 'string', default: undefined, help: "namespace of the Lease (default: this pod's namespace, else kube-system)" },
+  { name: 'leader-election-id', type: 'string', default: 'ehpa-adapter-controllers', help: 'name of the Lease' },
+  { name: 'leader-election-identity', type: 'string', default: undefined, help: 'identity written into the Lease (default: hostname plus a random suffix)' },
+  { name: 'leader-election-lease-duration', type: 'duration', default: '15s', help: 'how long a Lease is valid without renewal' },
+  { name: 'leader-election-renew-deadline', type: 'duration', default: '10s', help: 'the leader steps down when it cannot renew for this long' },
+  { name: 'leader-election-retry-period', type: 'duration', default: '2s', help: 'interval between acquire/renew attempts' },
+  { name: 'ehpa-workers', type: 'int', default: 4, min: 1, help: 'concurrent EHPA reconciles' },
+  { name: 'ehpa-resync-period', type: 'duration', default: '5m', help: 'periodic re-check of every EHPA (target replicas, pod requests)' },
+  { name: 'preview-resync-period', type: 'duration', default: '15s', help: 'how often a Preview EHPA pulls its Substitute back to the real replicas' },
+  { name: 'tsp-workers', type: 'int', default: 10, min: 1, help: 'concurrent TimeSeriesPrediction reconciles' },
+  { name: 'prediction-update-frequency', type: 'duration', default: '30s', help: 'how often each TimeSeriesPrediction is checked for freshness' },
+  { name: 'model-update-interval', type: 'duration', default: '12h', help: 'a forecast older than this is rebuilt from fresh history' },
+];
+
+/** The process' connection to Kubernetes: one client and one set of informer caches for every loop. */
+export interface KubeContext {
+  client: KubeApiClient;
+  informers: InformerRegistry;
+  discovery: ResourceDiscovery;
+}
+
+/** True when some kubeconfig source exists; otherwise serve runs without cluster-facing loops. */
+export function clusterConfigured(flags: ParsedFlags): boolean {
+  if (flags['kubeconfig']) return true;
+  if (process.env['KUBERNETES_SERVICE_HOST']) return true;
+  if (process.env['KUBECONFIG']) return true;
+  return existsSync(join(homedir(), '.kube', 'config'));
+}
+
+export function createKubeContext(flags: ParsedFlags, log: Logger): KubeContext {
+  const kc = loadKubeConfig(flags['kubeconfig'] as string | undefined);
+  const client = new KubeApiClient(kc);
+  return { client, informers: new InformerRegistry(client, log), discovery: new ResourceDiscovery(client) };
+}
+
+export function parseControllerList(text: string): string[] {
+  const names = text.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  for (const n of names) {
+    if (!(CONTROLLER_NAMES as readonly string[]).includes(n)) throw new UsageError(`unknown controller "${n}" in --controllers (known: ${CONTROLLER_NAMES.join(', ')})`);
+  }
+  return names;
+}
+
+function leaseNamespace(flags: ParsedFlags): string {
+  const given = flags['leader-election-namespace'] as string | undefined;
+  if (given) return given;
+  try {
+    return readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8').trim() || 'kube-system';
+  } catch {
+    return 'kube-system';
+  }
+}
+
+class MissingPrometheus implements HistoryProvider {
+  queryRange(): Promise<never> {
+    return Promise.reject(new PrometheusError('no --prometheus-url configured'));
+  }
+}
+
+export interface RunningControllers {
+  /** For /readyz: caches synced (every replica) and, on the leader, controllers running. */
+  readiness(): { ok: boolean; reason?: string };
+  isLeader(): boolean;
+  stop(): Promise<void>;
+}
+
+export interface StartControllersOptions {
+  flags: ParsedFlags;
+  ctx: KubeContext;
+  log: Logger;
+  registry: Registry;
+  /** Overrides for tests and the demo. */
+  forecaster?: Forecaster;
+  now?: () => number;
+}
+
+/** Registers informers, starts them, and runs the selected controllers (under leader election if asked). */
+export function startControllers(o: StartControllersOptions): RunningControllers {
+  const { flags, ctx, log } = o;
+  const names = parseControllerList(flags['controllers'] as string);
+  const metrics = registerControllerMetrics(o.registry, ctx.client);
+  const events = new EventRecorder(ctx.client, MANAGED_BY, log);
+  const status = new StatusWriter(ctx.client);
+  const makers: (() => ControllerRunner)[] = [];
+
+  if (names.includes('ehpa')) {
+    const ehpas = ctx.informers.informer<EffectiveHorizontalPodAutoscaler>(KINDS.ehpa);
+    const hpas = ctx.informers.informer<HorizontalPodAutoscaler>(KINDS.hpa);
+    const tsps = ctx.informers.informer<TimeSeriesPrediction>(KINDS.tsp);
+    const substitutes = ctx.informers.informer<Substitute>(KINDS.substitute);
+    const pods = ctx.informers.informer<PodLike & { metadata: { name: string } }>(KINDS.pod);
+    makers.push(() => {
+      const reconciler = new EhpaReconciler({
+        client: ctx.client,
+        ehpas,
+        hpas,
+        tsps,
+        substitutes,
+        pods: pods as SharedInformer<PodLike & { metadata: { name: string } }>,
+        scale: new ScaleClient(ctx.client, ctx.discovery),
+        events,
+        status,
+        log: log.child({ controller: 'ehpa' }),
+        now: o.now,
+        resyncMs: flags['ehpa-resync-period'] as number,
+        previewResyncMs: flags['preview-resync-period'] as number,
+      });
+      const runner = createEhpaController({
+        reconciler,
+        ehpas,
+        owned: [hpas, tsps, substitutes],
+        pods,
+        workers: flags['ehpa-workers'] as number,
+        log: log.child({ controller: 'ehpa' }),
+        observe: metrics.observe('ehpa'),
+      });
+      // Objects listed before we subscribed: queue them all once.
+      for (const e of ehpas.list()) runner.enqueue(`${e.metadata.namespace}/${e.metadata.name}`);
+      return runner;
+    });
+  }
+  if (names.includes('tsp')) {
+    const tsps = ctx.informers.informer<TimeSeriesPrediction>(KINDS.tsp);
+    const url = flags['prometheus-url'] as string | undefined;
+    if (!url) log.warn('no --prometheus-url: TimeSeriesPredictions will report PredictFailed');
+    const history: HistoryProvider = url
+      ? new PrometheusHistory({ url, timeoutMs: flags['prometheus-timeout'] as number, maxPoints: flags['prometheus-max-points'] as number })
+      : new MissingPrometheus();
+    const forecaster = o.forecaster ?? new InterimSeasonalForecaster();
+    makers.push(() => {
+      const reconciler = new TspReconciler({
+        tsps,
+        history,
+        forecaster,
+        status,
+        log: log.child({ controller: 'tsp' }),
+        now: o.now,
+        updateFrequencyMs: flags['prediction-update-frequency'] as number,
+        modelUpdateIntervalMs: flags['model-update-interval'] as number,
+      });
+      const runner = createTspController({ reconciler, tsps, workers: flags['tsp-workers'] as number, log: log.child({ controller: 'tsp' }), observe: metrics.observe('tsp') });
+      for (const t of tsps.list()) runner.enqueue(`${t.metadata.namespace}/${t.metadata.name}`);
+      return runner;
+    });
+  }
+
+  ctx.informers.startAll();
+  const shutdown = new AbortController();
+  let running: ControllerRunner[] = [];
+  let leading = false;
+
+  // Runs the controllers until `stop` fires. Runners are built fresh per term: a new leader starts from
+  // the caches, not from a previous term's queue.
+  const lead = async (stop: AbortSignal) => {
+    await Promise.race([ctx.informers.waitForSync(), new Promise((r) => stop.addEventListener('abort', r, { once: true }))]);
+    if (stop.aborted) return;
+    leading = true;
+    metrics.setLeader(true);
+    running = makers.map((m) => m());
+    for (const r of running) r.start();
+    log.info({ controllers: names }, 'controllers started');
+    await new Promise((r) => (stop.aborted ? r(undefined) : stop.addEventListener('abort', r, { once: true })));
+    // Stop handing out work first; in-flight reconciles finish before leadership is given up.
+    await Promise.all(running.map((r) => r.stop()));
+    running = [];
+    leading = false;
+    metrics.setLeader(false);
+    log.info('controllers stopped');
+  };
+
+  let elector: LeaderElector | undefined;
+  let done: Promise<void>;
+  if (names.length === 0) done = Promise.resolve();
+  else if (flags['leader-elect']) {
+    elector = new LeaderElector({
+      client: ctx.client,
+      namespace: leaseNamespace(flags),
+      name: flags['leader-election-id'] as string,
+      identity: (flags['leader-election-identity'] as string | undefined) ?? `${hostname()}_${randomBytes(4).toString('hex')}`,
+      leaseDurationMs: flags['leader-election-lease-duration'] as number,
+      renewDeadlineMs: flags['leader-election-renew-deadline'] as number,
+      retryPeriodMs: flags['leader-election-retry-period'] as number,
+      log,
+    });
+    done = elector.run(shutdown.signal, lead);
+  } else {
+    done = lead(shutdown.signal);
+  }
+
+  return {
+    readiness: () => (ctx.informers.allSynced() ? { ok: true } : { ok: false, reason: 'informer caches not synced' }),
+    isLeader: () => leading,
+    async stop() {
+      shutdown.abort();
+      await done;
+      await events.flush();
+      await ctx.informers.stopAll();
+    },
+  };
+}

@@ -1,0 +1,157 @@
+// Is a cron window open at instant `now`? Crane's rule (../shared/spec/crane-ehpa.md §C.5.1) asks whether the
+// next end comes before the next start. We use the window form of that rule: a window opens at a start S and
+// closes at the first end at or after S; the cron is active when the latest start S <= now has no end in
+// [S, now]. It agrees with Crane whenever starts and ends alternate, and is precise where they do not:
+// identical start and end give empty windows (never active; Crane's `<=` makes them active forever), a second
+// end before the next start does not reopen the window, and windows crossing midnight or weeks need nothing
+// special.
+//
+// Time zones: an IANA name, "UTC", "" (UTC) or "Local" (the process zone, passed in so the core never reads
+// the environment); unset means UTC as the v0.2–v0.7 docs say. Occurrences are wall-clock times in the zone.
+// DST: a wall time inside a spring-forward gap happens at the same offset after the gap (02:30 → 03:30), so
+// the window still opens that day (robfig skips it for the day); a wall time repeated at fall-back happens
+// once, at its first occurrence. We compute occurrences ourselves with luxon's zone offsets because
+// cron-parser 5's next()/prev() disagree around DST gaps depending on the starting instant.
+import { IANAZone } from 'luxon';
+import { parseStandardCron, CronSyntaxError, type StandardCron } from './standard-cron.ts';
+
+export class CronWindowError extends Error {
+  override name = 'CronWindowError';
+}
+
+export interface CronWindowSpec {
+  name?: string;
+  timezone?: string;
+  start?: string;
+  end?: string;
+}
+
+/** Resolves a cron's time zone to an IANA name; throws CronWindowError for unknown names. */
+export function resolveCronZone(timezone: string | undefined, localZone: string): string {
+  if (timezone === undefined || timezone === '' || timezone === 'UTC') return 'UTC';
+  if (timezone === 'Local') return localZone;
+  if (!IANAZone.isValidZone(timezone)) throw new CronWindowError(`unknown time zone "${timezone}"`);
+  return timezone;
+}
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+/** robfig's Next gives up after five years; so do we. */
+const MAX_DAYS = 5 * 366;
+
+interface Compiled extends StandardCron {
+  offsetMin: (ms: number) => number;
+}
+
+function offsetFunction(zone: string): (ms: number) => number {
+  if (zone === 'UTC') return () => 0;
+  const z = IANAZone.create(zone);
+  return (ms) => z.offset(ms);
+}
+
+/** Instant of a wall-clock time: first occurrence when repeated, shifted forward past a gap. */
+function wallToInstant(c: Compiled, naiveUtc: number): number {
+  const before = c.offsetMin(naiveUtc - DAY);
+  const after = c.offsetMin(naiveUtc + DAY);
+  let best: number | undefined;
+  for (const o of before === after ? [before] : [before, after]) {
+    const t = naiveUtc - o * MINUTE;
+    if (c.offsetMin(t) === o && (best === undefined || t < best)) best = t;
+  }
+  return best ?? naiveUtc - before * MINUTE;
+}
+
+function dayMatches(c: Compiled, dayUtc: number): boolean {
+  const d = new Date(dayUtc);
+  if (!c.months[d.getUTCMonth() + 1]) return false;
+  const dom = c.daysOfMonth[d.getUTCDate()] === true;
+  const dow = c.daysOfWeek[d.getUTCDay()] === true;
+  return c.dayRule === 'and' ? dom && dow : dom || dow;
+}
+
+/** Occurrence instants on one local day, ascending (every one computed only on DST-change days). */
+function* occurrencesOnDay(c: Compiled, dayUtc: number, descending: boolean): Generator<number> {
+  const o0 = c.offsetMin(dayUtc - c.offsetMin(dayUtc) * MINUTE);
+  const o1 = c.offsetMin(dayUtc + DAY - c.offsetMin(dayUtc + DAY) * MINUTE);
+  const hours = descending ? [...c.hours].reverse() : c.hours;
+  const minutes = descending ? [...c.minutes].reverse() : c.minutes;
+  if (o0 === o1) {
+    for (const h of hours) for (const m of minutes) yield dayUtc + (h * 60 + m - o0) * MINUTE;
+    return;
+  }
+  const all: number[] = [];
+  for (const h of hours) for (const m of minutes) all.push(wallToInstant(c, dayUtc + (h * 60 + m) * MINUTE));
+  all.sort((a, b) => (descending ? b - a : a - b));
+  yield* all;
+}
+
+/** Midnight (as a naive UTC timestamp) of the local calendar day containing `ms`. */
+function localDay(c: Compiled, ms: number): number {
+  const local = ms + c.offsetMin(ms) * MINUTE;
+  return local - (((local % DAY) + DAY) % DAY);
+}
+
+function latestAtOrBefore(c: Compiled, nowMs: number): number | undefined {
+  const today = localDay(c, nowMs);
+  for (let k = -1; k <= MAX_DAYS; k++) {
+    const day = today - k * DAY;
+    if (!dayMatches(c, day)) continue;
+    for (const t of occurrencesOnDay(c, day, true)) if (t <= nowMs) return t;
+  }
+  return undefined;
+}
+
+function firstAtOrAfter(c: Compiled, fromMs: number): number | undefined {
+  const first = localDay(c, fromMs);
+  for (let k = -1; k <= MAX_DAYS; k++) {
+    const day = first + k * DAY;
+    if (!dayMatches(c, day)) continue;
+    for (const t of occurrencesOnDay(c, day, false)) if (t >= fromMs) return t;
+  }
+  return undefined;
+}
+
+// Parsing is the expensive part and cron texts rarely change: keep the compiled form per (text, zone).
+const compiledCache = new Map<string, Compiled>();
+const CACHE_LIMIT = 10_000;
+
+function compile(text: string | undefined, which: 'start' | 'end', zone: string): Compiled {
+  if (text === undefined || text.trim() === '') throw new CronWindowError(`cron ${which} must not be empty`);
+  const key = `${zone}\u0000${text}`;
+  const hit = compiledCache.get(key);
+  if (hit) return hit;
+  let parsed: StandardCron;
+  try {
+    parsed = parseStandardCron(text);
+  } catch (e) {
+    if (e instanceof CronSyntaxError) throw new CronWindowError(`invalid cron ${which}: ${e.message}`);
+    throw e;
+  }
+  const boundaryZone = parsed.zone === undefined ? zone : resolveCronZone(parsed.zone, zone);
+  const compiled: Compiled = { ...parsed, offsetMin: offsetFunction(boundaryZone) };
+  // A day-of-month that no month has (Feb 30) never matches: say so once instead of scanning each request.
+  if (firstAtOrAfter(compiled, Date.UTC(2000, 0, 1)) === undefined || firstAtOrAfter(compiled, Date.UTC(2030, 0, 1)) === undefined) {
+    throw new CronWindowError(`cron ${which} "${text}" never matches a date`);
+  }
+  if (compiledCache.size >= CACHE_LIMIT) compiledCache.clear();
+  compiledCache.set(key, compiled);
+  return compiled;
+}
+
+/** Checks a cron's zone and expressions; throws CronWindowError naming the problem. */
+export function validateCronWindow(cron: CronWindowSpec, localZone: string): void {
+  const zone = resolveCronZone(cron.timezone, localZone);
+  compile(cron.start, 'start', zone);
+  compile(cron.end, 'end', zone);
+}
+
+/** True when `nowMs` lies inside one of the cron's windows. Throws CronWindowError on a bad cron or zone. */
+export function cronWindowActive(cron: CronWindowSpec, nowMs: number, localZone: string): boolean {
+  const zone = resolveCronZone(cron.timezone, localZone);
+  const start = compile(cron.start, 'start', zone);
+  const end = compile(cron.end, 'end', zone);
+  const opened = latestAtOrBefore(start, nowMs);
+  if (opened === undefined) return false;
+  const closes = firstAtOrAfter(end, opened);
+  return closes === undefined || closes > nowMs;
+}

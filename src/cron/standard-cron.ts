@@ -1,0 +1,144 @@
+// Crane parses cron windows with robfig/cron v3.0.1 ParseStandard (../shared/spec/crane-ehpa.md §C.5.4).
+// The npm cron parsers accept a superset of it (seconds, L, #, H, 7 = Sunday), so we parse robfig's grammar here into
+// value sets, including robfig's day rule: if day-of-month or day-of-week carries the star flag (`*`/`?`
+// without a step > 1) a day must match both, otherwise either.
+
+export class CronSyntaxError extends Error {
+  override name = 'CronSyntaxError';
+}
+
+interface FieldDef {
+  name: string;
+  min: number;
+  max: number;
+  names?: readonly string[];
+}
+
+const FIELDS: readonly FieldDef[] = [
+  { name: 'minute', min: 0, max: 59 },
+  { name: 'hour', min: 0, max: 23 },
+  { name: 'day-of-month', min: 1, max: 31 },
+  { name: 'month', min: 1, max: 12, names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] },
+  { name: 'day-of-week', min: 0, max: 6, names: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] },
+];
+
+const DESCRIPTORS: Record<string, string> = {
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
+};
+
+export interface StandardCron {
+  /** Sorted minutes (0–59) and hours (0–23) that match. */
+  minutes: number[];
+  hours: number[];
+  /** Indexed by day of month (1–31), month (1–12) and day of week (0 = Sunday). */
+  daysOfMonth: boolean[];
+  months: boolean[];
+  daysOfWeek: boolean[];
+  /** robfig: 'and' when either day field carries the star flag, else 'or'. */
+  dayRule: 'and' | 'or';
+  /** Zone from a `TZ=`/`CRON_TZ=` prefix, which overrides the cron's own time zone as in robfig. */
+  zone?: string;
+}
+
+function parseValue(text: string, def: FieldDef): number {
+  const lower = text.toLowerCase();
+  const named = def.names?.indexOf(lower) ?? -1;
+  if (named >= 0) return named + (def.name === 'month' ? 1 : 0);
+  if (!/^\d+$/.test(text)) throw new CronSyntaxError(`invalid ${def.name} value "${text}"`);
+  return Number(text);
+}
+
+/** Values of one field and whether robfig would set its star flag. */
+interface Field {
+  values: Set<number>;
+  star: boolean;
+}
+
+function parseField(text: string, def: FieldDef): Field {
+  const values = new Set<number>();
+  let star = false;
+  for (const part of text.split(',')) {
+    const slash = part.split('/');
+    if (slash.length > 2 || part === '') throw new CronSyntaxError(`invalid ${def.name} field "${text}"`);
+    const [range, stepText] = slash as [string, string | undefined];
+    let lo: number;
+    let hi: number;
+    let partStar = false;
+    if (range === '*' || range === '?') {
+      lo = def.min;
+      hi = def.max;
+      partStar = true;
+    } else {
+      const bounds = range.split('-');
+      if (bounds.length > 2) throw new CronSyntaxError(`invalid ${def.name} range "${range}"`);
+      lo = parseValue(bounds[0] as string, def);
+      // robfig: "N/S" means N through the field's maximum.
+      hi = bounds.length === 2 ? parseValue(bounds[1] as string, def) : stepText !== undefined ? def.max : lo;
+    }
+    let step = 1;
+    if (stepText !== undefined) {
+      if (!/^\d+$/.test(stepText) || Number(stepText) === 0) throw new CronSyntaxError(`invalid ${def.name} step "${stepText}"`);
+      step = Number(stepText);
+      if (step > 1) partStar = false;
+    }
+    if (lo < def.min) throw new CronSyntaxError(`${def.name} value ${lo} is below the minimum ${def.min}`);
+    if (hi > def.max) throw new CronSyntaxError(`${def.name} value ${hi} is above the maximum ${def.max}`);
+    if (lo > hi) throw new CronSyntaxError(`${def.name} range ${lo}-${hi} runs backwards`);
+    for (let v = lo; v <= hi; v += step) values.add(v);
+    star ||= partStar;
+  }
+  return { values, star };
+}
+
+function mask(values: Set<number>, size: number): boolean[] {
+  const out = new Array<boolean>(size).fill(false);
+  for (const v of values) out[v] = true;
+  return out;
+}
+
+function sorted(values: Set<number>): number[] {
+  return [...values].sort((a, b) => a - b);
+}
+
+/** Parses a robfig ParseStandard expression; throws CronSyntaxError with the reason. */
+export function parseStandardCron(expression: string): StandardCron {
+  let spec = expression.trim();
+  let zone: string | undefined;
+  const tz = /^(?:CRON_TZ|TZ)=(\S+)\s+/.exec(spec);
+  if (tz) {
+    zone = tz[1];
+    spec = spec.slice(tz[0].length).trim();
+  }
+  if (spec.startsWith('@')) {
+    if (spec.startsWith('@every')) throw new CronSyntaxError(`"${expression}": @every is not a calendar schedule and cannot bound a window`);
+    const expanded = DESCRIPTORS[spec.toLowerCase()];
+    if (!expanded) throw new CronSyntaxError(`"${expression}": unrecognized descriptor ${spec}`);
+    spec = expanded;
+  }
+  const parts = spec.split(/\s+/).filter((p) => p !== '');
+  if (parts.length !== 5) throw new CronSyntaxError(`"${expression}": expected exactly 5 fields, found ${parts.length}`);
+  const fields = parts.map((p, i) => {
+    try {
+      return parseField(p, FIELDS[i] as FieldDef);
+    } catch (e) {
+      throw new CronSyntaxError(`"${expression}": ${(e as Error).message}`);
+    }
+  });
+  const [minute, hour, dom, month, dow] = fields as [Field, Field, Field, Field, Field];
+  const out: StandardCron = {
+    minutes: sorted(minute.values),
+    hours: sorted(hour.values),
+    daysOfMonth: mask(dom.values, 32),
+    months: mask(month.values, 13),
+    daysOfWeek: mask(dow.values, 7),
+    dayRule: dom.star || dow.star ? 'and' : 'or',
+  };
+  if (zone !== undefined) out.zone = zone;
+  return out;
+}

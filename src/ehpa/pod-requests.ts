@@ -1,0 +1,54 @@
+// Which pods a converted CPU target is averaged over, and their summed CPU requests (§B.3). Pure: the
+// caller passes pods from the informer cache and the current time.
+import { quantityMilli } from '../kube/semantic-equal.ts';
+import type { PodCpuRequests } from './desired-hpa.ts';
+
+/** The fields of a core/v1 Pod this module reads (plain JSON from the API). */
+export interface PodLike {
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; deletionTimestamp?: string };
+  spec?: { containers?: { name: string; resources?: { requests?: Record<string, string> } }[] };
+  status?: {
+    phase?: string;
+    conditions?: { type: string; status: string; lastTransitionTime?: string }[];
+  };
+}
+
+/** Crane's "available": Running, Ready=True, not terminating, Ready for more than 30 s. */
+export const AVAILABLE_AFTER_MS = 30_000;
+
+export function isAvailablePod(pod: PodLike, nowMs: number): boolean {
+  if (pod.metadata.deletionTimestamp) return false;
+  if (pod.status?.phase !== 'Running') return false;
+  const ready = pod.status.conditions?.find((c) => c.type === 'Ready');
+  if (ready?.status !== 'True') return false;
+  const since = ready.lastTransitionTime ? Date.parse(ready.lastTransitionTime) : NaN;
+  return Number.isFinite(since) && since + AVAILABLE_AFTER_MS < nowMs;
+}
+
+function isLivePod(pod: PodLike): boolean {
+  const phase = pod.status?.phase;
+  return !pod.metadata.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed';
+}
+
+/**
+ * Sums CPU requests over the available pods. Crane errors when none is available yet (a fresh rollout);
+ * we fall back to every live pod instead, because requests are a property of the pod spec, not of its
+ * readiness, and the HPA should not lose its prediction metric during a rollout.
+ */
+export function summarizeCpuRequests(pods: readonly PodLike[], nowMs: number): PodCpuRequests {
+  let counted = pods.filter((p) => isAvailablePod(p, nowMs));
+  if (counted.length === 0) counted = pods.filter(isLivePod);
+  let requestMilli = 0;
+  const missing: string[] = [];
+  for (const pod of counted) {
+    let podMissing = false;
+    for (const c of pod.spec?.containers ?? []) {
+      const text = c.resources?.requests?.cpu;
+      const milli = text === undefined ? undefined : quantityMilli(text);
+      if (milli === undefined) podMissing = true;
+      else requestMilli += milli;
+    }
+    if (podMissing || (pod.spec?.containers ?? []).length === 0) missing.push(pod.metadata.name);
+  }
+  return { pods: counted.length, requestMilli, missing: missing.sort() };
+}

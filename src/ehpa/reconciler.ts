@@ -1,0 +1,297 @@
+// The EHPA reconcile loop body (../shared/spec/crane-ehpa.md §B.1): read the EHPA and what it owns from
+// the shared caches, build the desired HPA/TSP/status with the pure builders, write only differences.
+// Level-triggered and idempotent; a bad EHPA ends with a condition and an event, never an exception that
+// would stop the others (errors that may heal, like a missing target kind, requeue with backoff).
+import type { Logger } from 'pino';
+import { KubeApiError, resourcePath, type KubeApiClient } from '../kube/api-client.ts';
+import type { EventSink } from '../kube/event-recorder.ts';
+import type { SharedInformer } from '../kube/informers.ts';
+import { parseLabelSelector } from '../kube/label-selector.ts';
+import type { ScaleClient } from '../kube/scale-client.ts';
+import { semanticEqual } from '../kube/semantic-equal.ts';
+import type { StatusWriter } from '../kube/status-writer.ts';
+import type { TimeSeriesPrediction } from '../prediction/types.ts';
+import { TSP_PLURAL } from '../prediction/types.ts';
+import { buildDesiredHpa, hasPredictableCpuMetric, type PodCpuRequests } from './desired-hpa.ts';
+import { buildDesiredTsp } from './desired-tsp.ts';
+import type { HorizontalPodAutoscaler, Scale, Substitute } from './hpa-types.ts';
+import { SUBSTITUTE_PLURAL, controllerOwnerReference, ownedLabels, ownedObjectName } from './naming.ts';
+import { summarizeCpuRequests, type PodLike } from './pod-requests.ts';
+import { buildStatus, type StatusInput } from './status.ts';
+import { EHPA_PLURAL, type EffectiveHorizontalPodAutoscaler } from './types.ts';
+import { validateEhpa } from './validation.ts';
+
+export interface EhpaReconcilerDeps {
+  client: KubeApiClient;
+  ehpas: SharedInformer<EffectiveHorizontalPodAutoscaler>;
+  hpas: SharedInformer<HorizontalPodAutoscaler>;
+  tsps: SharedInformer<TimeSeriesPrediction>;
+  substitutes: SharedInformer<Substitute>;
+  pods: SharedInformer<PodLike & { apiVersion?: string; kind?: string }>;
+  scale: ScaleClient;
+  events: EventSink;
+  status: StatusWriter;
+  log: Logger;
+  now?: () => number;
+  /** Periodic re-check of every EHPA (pods' requests, target replicas). */
+  resyncMs: number;
+  /** Crane's Substitute controller period: how often the Preview stand-in is pulled back to the real replicas. */
+  previewResyncMs?: number;
+  /** Labels/annotations to copy from the EHPA to the HPA (craned's propagation flags). */
+  propagate?: (ehpa: EffectiveHorizontalPodAutoscaler) => { labels?: Record<string, string>; annotations?: Record<string, string> };
+}
+
+const EHPA_API = 'autoscaling.crane.io/v1alpha1';
+
+function ownerUid(obj: { metadata: { ownerReferences?: { uid: string; controller?: boolean }[] } }): string | undefined {
+  return obj.metadata.ownerReferences?.find((r) => r.controller)?.uid;
+}
+
+/** True when `have` carries every label in `want` with the same value. */
+function hasLabels(have: Record<string, string> | undefined, want: Record<string, string> | undefined): boolean {
+  return Object.entries(want ?? {}).every(([k, v]) => have?.[k] === v);
+}
+
+class Failure extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+    readonly retry: boolean,
+    readonly currentReplicas?: number,
+  ) {
+    super(message);
+  }
+}
+
+export class EhpaReconciler {
+  private readonly now: () => number;
+  /** What we last wrote per owned object and the spec the server stored for it: while the desired object is
+   *  unchanged and the stored spec still equals what our write returned, a leftover difference is
+   *  server-side defaulting we did not model, not drift, and is not rewritten (no update loops). */
+  private readonly applied = new Map<string, { desired: string; stored: unknown }>();
+  /** Last seen pod selector of each EHPA's target, so pod changes can requeue the right EHPAs. */
+  private readonly selectors = new Map<string, { namespace: string; matches: (l: Record<string, string> | undefined) => boolean }>();
+
+  constructor(private readonly d: EhpaReconcilerDeps) {
+    this.now = d.now ?? Date.now;
+  }
+
+  /** EHPA keys (ns/name) whose request-based conversion depends on this pod. */
+  ehpasForPod(pod: PodLike): string[] {
+    const out: string[] = [];
+    for (const [key, s] of this.selectors) if (s.namespace === pod.metadata.namespace && s.matches(pod.metadata.labels)) out.push(key);
+    return out;
+  }
+
+  forget(key: string): void {
+    this.selectors.delete(key);
+  }
+
+  async reconcile(key: string): Promise<{ requeueAfterMs?: number }> {
+    const [namespace, name] = key.split('/') as [string, string];
+    const ehpa = this.d.ehpas.get(namespace, name);
+    if (!ehpa || ehpa.metadata.deletionTimestamp) {
+      // Owned objects go with the EHPA through ownerReference garbage collection (§B.6).
+      this.selectors.delete(key);
+      return {};
+    }
+    const log = this.d.log.child({ namespace, name });
+    const problems = validateEhpa(ehpa);
+    if (problems.length > 0) {
+      const first = problems[0] as (typeof problems)[number];
+      const message = problems.map((p) => p.message).join('; ');
+      this.d.events.event(ehpa, 'Warning', first.reason, message);
+      await this.writeStatus(ehpa, { failure: { reason: first.reason, message } });
+      log.info({ reason: first.reason }, 'invalid spec');
+      return {};
+    }
+    const preview = ehpa.spec.scaleStrategy === 'Preview';
+    const requeue = { requeueAfterMs: preview ? (this.d.previewResyncMs ?? 15_000) : this.d.resyncMs };
+    try {
+      const scale = await this.getScale(ehpa);
+      if ((scale.spec.replicas ?? 0) === 0 && (ehpa.spec.minReplicas ?? 1) !== 0) {
+        throw new Failure('ScalingDisabled', 'scaling is disabled since the replica count of the target is zero', false, 0);
+      }
+      if (preview) await this.reconcileSubstitute(ehpa, scale);
+      const tsp = await this.reconcileTsp(ehpa);
+      const { hpa, conversionProblem } = await this.reconcileHpa(ehpa, scale);
+      let currentReplicas: number | undefined;
+      let scaledNow = false;
+      const specific = ehpa.spec.specificReplicas;
+      if (preview && specific != null && specific !== scale.status.replicas) {
+        try {
+          const updated = await this.d.scale.setReplicas(namespace, ehpa.spec.scaleTargetRef, specific);
+          currentReplicas = updated.status.replicas;
+          scaledNow = true;
+          this.d.events.event(ehpa, 'Normal', 'SuccessfulManualScale', `scaled ${ehpa.spec.scaleTargetRef.kind}/${ehpa.spec.scaleTargetRef.name} from ${scale.status.replicas} to ${specific}`);
+        } catch (e) {
+          this.d.events.event(ehpa, 'Warning', 'FailedManualScale', (e as Error).message);
+          throw new Failure('FailedScale', (e as Error).message, true);
+        }
+      }
+      const input: Omit<StatusInput, 'ehpa' | 'nowMs'> = { hpa, tsp, currentReplicas, scaledNow };
+      if (conversionProblem) {
+        this.d.events.event(ehpa, 'Warning', conversionProblem.reason, conversionProblem.message);
+        input.failure = conversionProblem;
+      }
+      await this.writeStatus(ehpa, input);
+      return requeue;
+    } catch (e) {
+      if (!(e instanceof Failure)) throw e;
+      if (e.reason !== 'ScalingDisabled') this.d.events.event(ehpa, 'Warning', e.reason, e.message);
+      await this.writeStatus(ehpa, { failure: { reason: e.reason, message: e.message }, currentReplicas: e.currentReplicas });
+      if (e.retry) throw e;
+      return requeue;
+    }
+  }
+
+  private async getScale(ehpa: EffectiveHorizontalPodAutoscaler): Promise<Scale> {
+    try {
+      return await this.d.scale.get(ehpa.metadata.namespace, ehpa.spec.scaleTargetRef);
+    } catch (e) {
+      throw new Failure('FailedGetScale', `Failed to get scale: ${(e as Error).message}`, true);
+    }
+  }
+
+  private podRequests(ehpa: EffectiveHorizontalPodAutoscaler, scale: Scale): PodCpuRequests | undefined {
+    const key = `${ehpa.metadata.namespace}/${ehpa.metadata.name}`;
+    const needs = hasPredictableCpuMetric(ehpa) && (ehpa.spec.metrics ?? []).some((m) => m.type === 'Resource' && m.resource?.name === 'cpu' && m.resource.target.averageUtilization != null);
+    if (!needs || !scale.status.selector) {
+      this.selectors.delete(key);
+      return needs ? { pods: 0, requestMilli: 0, missing: [] } : undefined;
+    }
+    let matches: (l: Record<string, string> | undefined) => boolean;
+    try {
+      matches = parseLabelSelector(scale.status.selector);
+    } catch (e) {
+      throw new Failure('FailedGetScale', `target selector: ${(e as Error).message}`, false);
+    }
+    this.selectors.set(key, { namespace: ehpa.metadata.namespace, matches });
+    const pods = this.d.pods.list(ehpa.metadata.namespace).filter((p) => matches(p.metadata.labels));
+    return summarizeCpuRequests(pods, this.now());
+  }
+
+  private unchangedSinceApplied(key: string, desired: unknown, existingSpec: unknown): boolean {
+    const a = this.applied.get(key);
+    return !!a && a.desired === JSON.stringify(desired) && semanticEqual(a.stored, existingSpec);
+  }
+
+  private async reconcileHpa(ehpa: EffectiveHorizontalPodAutoscaler, scale: Scale) {
+    const ns = ehpa.metadata.namespace;
+    const { hpa: desired, problem } = buildDesiredHpa({ ehpa, podCpuRequests: this.podRequests(ehpa, scale), propagate: this.d.propagate?.(ehpa) });
+    const path = resourcePath('autoscaling/v2', 'horizontalpodautoscalers', ns);
+    const existing = this.d.hpas.get(ns, desired.metadata.name);
+    const appliedKey = `hpa/${ns}/${desired.metadata.name}`;
+    let hpa: HorizontalPodAutoscaler | undefined = existing;
+    try {
+      if (!existing) {
+        hpa = await this.d.client.create<HorizontalPodAutoscaler>(path, desired);
+        this.applied.set(appliedKey, { desired: JSON.stringify(desired), stored: hpa.spec });
+        this.d.events.event(ehpa, 'Normal', 'HPACreated', `Create HorizontalPodAutoscaler ${desired.metadata.name}`);
+      } else {
+        if (ownerUid(existing) !== ehpa.metadata.uid) {
+          throw new Failure('FailedReconcileHPA', `HorizontalPodAutoscaler ${desired.metadata.name} exists and is not controlled by this EHPA`, false);
+        }
+        const same =
+          semanticEqual(existing.spec, desired.spec) &&
+          hasLabels(existing.metadata.labels, desired.metadata.labels) &&
+          hasLabels(existing.metadata.annotations, desired.metadata.annotations);
+        if (!same && !this.unchangedSinceApplied(appliedKey, desired, existing.spec)) {
+          const body: HorizontalPodAutoscaler = {
+            ...existing,
+            metadata: {
+              ...existing.metadata,
+              labels: { ...existing.metadata.labels, ...desired.metadata.labels },
+              annotations: { ...existing.metadata.annotations, ...desired.metadata.annotations },
+            },
+            spec: desired.spec,
+          };
+          hpa = await this.d.client.replace<HorizontalPodAutoscaler>(`${path}/${encodeURIComponent(desired.metadata.name)}`, body);
+          this.applied.set(appliedKey, { desired: JSON.stringify(desired), stored: hpa.spec });
+        }
+      }
+    } catch (e) {
+      if (e instanceof Failure) throw e;
+      // A conflict means the cache is behind; the update event requeues us.
+      if (e instanceof KubeApiError && (e.conflict || e.alreadyExists)) throw e;
+      this.d.events.event(ehpa, 'Warning', existing ? 'FailedUpdateHPA' : 'FailedCreateHPA', (e as Error).message);
+      throw new Failure('FailedReconcileHPA', (e as Error).message, true);
+    }
+    return { hpa, conversionProblem: problem };
+  }
+
+  private async reconcileTsp(ehpa: EffectiveHorizontalPodAutoscaler): Promise<TimeSeriesPrediction | undefined> {
+    const desired = buildDesiredTsp(ehpa);
+    const ns = ehpa.metadata.namespace;
+    const name = ownedObjectName(ehpa.metadata.name);
+    const existing = this.d.tsps.get(ns, name);
+    // Crane never deletes the TSP when prediction is turned off; GC removes it with the EHPA (§B.4).
+    if (!desired) return existing && ownerUid(existing) === ehpa.metadata.uid ? existing : undefined;
+    const path = resourcePath('prediction.crane.io/v1alpha1', TSP_PLURAL, ns);
+    const appliedKey = `tsp/${ns}/${name}`;
+    try {
+      if (!existing) {
+        const created = await this.d.client.create<TimeSeriesPrediction>(path, desired);
+        this.applied.set(appliedKey, { desired: JSON.stringify(desired), stored: created.spec });
+        this.d.events.event(ehpa, 'Normal', 'PredictionCreated', `Create TimeSeriesPrediction ${name}`);
+        return created;
+      }
+      if (ownerUid(existing) !== ehpa.metadata.uid) {
+        throw new Failure('FailedReconcilePrediction', `TimeSeriesPrediction ${name} exists and is not controlled by this EHPA`, false);
+      }
+      if (!semanticEqual(existing.spec, desired.spec) && !this.unchangedSinceApplied(appliedKey, desired, existing.spec)) {
+        const updated = await this.d.client.replace<TimeSeriesPrediction>(`${path}/${encodeURIComponent(name)}`, { ...existing, spec: desired.spec });
+        this.applied.set(appliedKey, { desired: JSON.stringify(desired), stored: updated.spec });
+        return updated;
+      }
+      return existing;
+    } catch (e) {
+      if (e instanceof Failure) throw e;
+      if (e instanceof KubeApiError && (e.conflict || e.alreadyExists)) throw e;
+      this.d.events.event(ehpa, 'Warning', existing ? 'FailedUpdatePrediction' : 'FailedCreatePrediction', (e as Error).message);
+      throw new Failure('FailedReconcilePrediction', (e as Error).message, true);
+    }
+  }
+
+  /** Preview's stand-in scale target: mirrors the real target so the HPA computes from real replicas (§B.5). */
+  private async reconcileSubstitute(ehpa: EffectiveHorizontalPodAutoscaler, scale: Scale): Promise<void> {
+    const ns = ehpa.metadata.namespace;
+    const name = ownedObjectName(ehpa.metadata.name);
+    const path = resourcePath(EHPA_API, SUBSTITUTE_PLURAL, ns);
+    let sub = this.d.substitutes.get(ns, name);
+    try {
+      if (!sub) {
+        sub = await this.d.client.create<Substitute>(path, {
+          apiVersion: EHPA_API,
+          kind: 'Substitute',
+          metadata: { name, namespace: ns, labels: ownedLabels(ehpa), ownerReferences: [controllerOwnerReference(ehpa)] },
+          spec: { substituteTargetRef: { ...ehpa.spec.scaleTargetRef }, replicas: scale.status.replicas },
+        });
+        this.d.events.event(ehpa, 'Normal', 'SubstituteCreated', `Create Substitute ${name}`);
+      } else if (sub.spec.replicas !== scale.status.replicas || !semanticEqual(sub.spec.substituteTargetRef, ehpa.spec.scaleTargetRef)) {
+        sub = await this.d.client.patch<Substitute>(`${path}/${encodeURIComponent(name)}`, {
+          spec: { replicas: scale.status.replicas, substituteTargetRef: ehpa.spec.scaleTargetRef },
+        });
+      }
+      const wanted = { labelSelector: scale.status.selector ?? '', replicas: scale.status.replicas };
+      if (!semanticEqual(sub.status ?? {}, wanted)) {
+        await this.d.client.patch(`${path}/${encodeURIComponent(name)}/status`, { status: wanted });
+      }
+    } catch (e) {
+      if (e instanceof KubeApiError && (e.conflict || e.alreadyExists)) throw e;
+      this.d.events.event(ehpa, 'Warning', sub ? 'FailedUpdateSubstitute' : 'FailedCreateSubstitute', (e as Error).message);
+      throw new Failure('FailedReconcileSubstitute', (e as Error).message, true);
+    }
+  }
+
+  private async writeStatus(ehpa: EffectiveHorizontalPodAutoscaler, input: Omit<StatusInput, 'ehpa' | 'nowMs'>): Promise<void> {
+    const path = resourcePath(EHPA_API, EHPA_PLURAL, ehpa.metadata.namespace, ehpa.metadata.name);
+    const nowMs = this.now();
+    try {
+      await this.d.status.update(path, ehpa, (obj) => buildStatus({ ...input, ehpa: obj, nowMs }));
+    } catch (e) {
+      this.d.events.event(ehpa, 'Warning', 'FailedUpdateStatus', (e as Error).message);
+      throw e;
+    }
+  }
+}

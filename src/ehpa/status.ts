@@ -1,0 +1,85 @@
+// The EHPA status a reconcile wants to write (../shared/spec/crane-ehpa.md §A.2, §B.1). Unlike Crane,
+// a condition keeps its lastTransitionTime while its status is unchanged, so an unchanged reconcile
+// writes nothing, and lastScaleTime follows the HPA in Auto mode too (Crane leaves it unset, §A.2).
+import type { HorizontalPodAutoscaler } from './hpa-types.ts';
+import type { Condition, EffectiveHorizontalPodAutoscaler, EhpaStatus } from './types.ts';
+import type { TimeSeriesPrediction } from '../prediction/types.ts';
+
+export const READY = 'Ready';
+export const PREDICTION_READY = 'PredictionReady';
+export const READY_REASON = 'EffectiveHorizontalPodAutoscalerReady';
+export const READY_MESSAGE = 'Effective HPA is ready';
+
+/** metav1.Time text: RFC 3339 at whole seconds. */
+export function metaTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export interface StatusInput {
+  ehpa: EffectiveHorizontalPodAutoscaler;
+  nowMs: number;
+  /** Ready=True, or why not. */
+  failure?: { reason: string; message: string };
+  /** Observed backing HPA (from the cache or the last write). */
+  hpa?: HorizontalPodAutoscaler;
+  /** Observed TSP, when prediction is on. */
+  tsp?: TimeSeriesPrediction;
+  /** Overrides the HPA's currentReplicas (scaling disabled: 0; after a manual scale: the scale's replicas). */
+  currentReplicas?: number;
+  /** Set when this reconcile scaled the target through /scale (Preview with specificReplicas). */
+  scaledNow?: boolean;
+}
+
+/** Upsert by type; lastTransitionTime moves only when the status flips. */
+export function upsertCondition(
+  previous: readonly Condition[] | undefined,
+  next: Omit<Condition, 'lastTransitionTime'>,
+  nowMs: number,
+): Condition {
+  const old = previous?.find((c) => c.type === next.type);
+  const lastTransitionTime = old && old.status === next.status && old.lastTransitionTime ? old.lastTransitionTime : metaTime(nowMs);
+  return { ...next, lastTransitionTime };
+}
+
+// metav1.Condition requires a reason matching this pattern; HPA conditions always have one, but a copy
+// from an object someone else wrote must not make our status write fail validation.
+const REASON = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
+
+export function buildStatus(input: StatusInput): EhpaStatus {
+  const { ehpa, nowMs, hpa, tsp } = input;
+  const prev = ehpa.status;
+  const preview = ehpa.spec.scaleStrategy === 'Preview';
+  const out: EhpaStatus = {};
+  const expect = hpa?.status?.desiredReplicas ?? prev?.expectReplicas;
+  if (expect != null) out.expectReplicas = expect;
+  const current = input.currentReplicas ?? hpa?.status?.currentReplicas ?? prev?.currentReplicas;
+  if (current != null) out.currentReplicas = current;
+  // In Preview the HPA only "scales" the Substitute, so its lastScaleTime says nothing about the target.
+  const lastScale = input.scaledNow ? metaTime(nowMs) : preview ? prev?.lastScaleTime : (hpa?.status?.lastScaleTime ?? prev?.lastScaleTime);
+  if (lastScale) out.lastScaleTime = lastScale;
+
+  const conditions: Condition[] = [];
+  const ready = input.failure
+    ? { type: READY, status: 'False' as const, reason: input.failure.reason, message: input.failure.message }
+    : { type: READY, status: 'True' as const, reason: READY_REASON, message: READY_MESSAGE };
+  conditions.push(upsertCondition(prev?.conditions, ready, nowMs));
+  const tspReady = tsp?.status?.conditions?.find((c) => c.type === 'Ready');
+  if (tspReady?.reason && REASON.test(tspReady.reason)) {
+    conditions.push(
+      upsertCondition(prev?.conditions, { type: PREDICTION_READY, status: tspReady.status, reason: tspReady.reason, message: tspReady.message ?? '' }, nowMs),
+    );
+  }
+  for (const c of hpa?.status?.conditions ?? []) {
+    if (c.type === READY || c.type === PREDICTION_READY || !c.reason || !REASON.test(c.reason)) continue;
+    conditions.push({
+      type: c.type,
+      status: c.status,
+      reason: c.reason,
+      message: c.message ?? '',
+      // The HPA's own transition time is the truthful one.
+      lastTransitionTime: c.lastTransitionTime ?? upsertCondition(prev?.conditions, { ...c, reason: c.reason, message: c.message ?? '' }, nowMs).lastTransitionTime,
+    });
+  }
+  out.conditions = conditions;
+  return out;
+}

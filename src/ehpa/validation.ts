@@ -1,0 +1,69 @@
+// What is wrong with an EHPA before we touch the cluster for it. Each problem becomes a condition and an
+// event on that EHPA only; the others keep being reconciled (issue 6, "bad objects").
+import { cronSyntaxError } from './cron-syntax.ts';
+import type { EffectiveHorizontalPodAutoscaler } from './types.ts';
+
+export interface SpecProblem {
+  /** Condition reason: `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`. */
+  reason: 'InvalidReplicaRange' | 'InvalidScaleTargetRef' | 'InvalidCron' | 'InvalidTimeZone' | 'InvalidPrediction';
+  message: string;
+}
+
+/** Node's own IANA database decides; "Local", "UTC" and "" are what Crane's LoadLocation accepts. */
+export function isValidTimeZone(zone: string): boolean {
+  if (zone === '' || zone === 'Local' || zone === 'UTC') return true;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Returns every problem, in a stable order, so the condition message does not flap between reconciles. */
+export function validateEhpa(
+  ehpa: EffectiveHorizontalPodAutoscaler,
+  isValidZone: (zone: string) => boolean = isValidTimeZone,
+): SpecProblem[] {
+  const out: SpecProblem[] = [];
+  const spec = ehpa.spec ?? ({} as EffectiveHorizontalPodAutoscaler['spec']);
+  const ref = spec.scaleTargetRef;
+  if (!ref || !ref.kind || !ref.name) {
+    out.push({ reason: 'InvalidScaleTargetRef', message: 'spec.scaleTargetRef needs kind and name' });
+  }
+  const min = spec.minReplicas ?? 1;
+  const max = spec.maxReplicas;
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1) {
+    out.push({ reason: 'InvalidReplicaRange', message: `spec.maxReplicas must be an integer >= 1, got ${String(max)}` });
+  } else if (!Number.isInteger(min) || min < 0) {
+    out.push({ reason: 'InvalidReplicaRange', message: `spec.minReplicas must be an integer >= 0, got ${String(min)}` });
+  } else if (min > max) {
+    out.push({ reason: 'InvalidReplicaRange', message: `spec.minReplicas (${min}) is greater than spec.maxReplicas (${max})` });
+  }
+  const seen = new Set<string>();
+  for (const [i, cron] of (spec.crons ?? []).entries()) {
+    const label = `spec.crons[${i}]${cron.name ? ` (${cron.name})` : ''}`;
+    if (!cron.start) out.push({ reason: 'InvalidCron', message: `${label}: cron start must not be empty` });
+    if (!cron.end) out.push({ reason: 'InvalidCron', message: `${label}: cron end must not be empty` });
+    if (cron.timezone != null && !isValidZone(cron.timezone)) {
+      out.push({ reason: 'InvalidTimeZone', message: `${label}: unknown time zone "${cron.timezone}"` });
+    }
+    for (const field of ['start', 'end'] as const) {
+      const text = cron[field];
+      if (!text) continue;
+      const err = cronSyntaxError(text, isValidZone);
+      if (err) out.push({ reason: 'InvalidCron', message: `${label}: ${field} "${text}": ${err}` });
+    }
+    if (cron.targetReplicas != null && (!Number.isInteger(cron.targetReplicas) || cron.targetReplicas < 0)) {
+      out.push({ reason: 'InvalidCron', message: `${label}: targetReplicas must be an integer >= 0` });
+    }
+    const name = cron.name ?? '';
+    if (seen.has(name)) out.push({ reason: 'InvalidCron', message: `${label}: duplicate cron name "${name}"` });
+    seen.add(name);
+  }
+  const p = spec.prediction;
+  if (p?.predictionWindowSeconds != null && (!Number.isInteger(p.predictionWindowSeconds) || p.predictionWindowSeconds <= 0)) {
+    out.push({ reason: 'InvalidPrediction', message: 'spec.prediction.predictionWindowSeconds must be a positive integer' });
+  }
+  return out;
+}

@@ -1,0 +1,143 @@
+// The one door to the Kubernetes API for everything but watches: JSON over HTTPS with the kubeconfig's
+// credentials. It counts requests by verb so loops can report "API requests per reconcile".
+import http from 'node:http';
+import https from 'node:https';
+import { KubeConfig } from '@kubernetes/client-node';
+
+export class KubeApiError extends Error {
+  override name = 'KubeApiError';
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+  get notFound(): boolean {
+    return this.status === 404;
+  }
+  get conflict(): boolean {
+    return this.status === 409 && this.reason !== 'AlreadyExists';
+  }
+  get alreadyExists(): boolean {
+    return this.status === 409 && this.reason === 'AlreadyExists';
+  }
+}
+
+export type PatchType = 'merge' | 'json' | 'strategic';
+const PATCH_CONTENT_TYPE: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+};
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  patchType?: PatchType;
+  timeoutMs?: number;
+}
+
+/** Loads the kubeconfig the way kubectl does: explicit file, else in-cluster, else $KUBECONFIG / ~/.kube/config. */
+export function loadKubeConfig(path?: string): KubeConfig {
+  const kc = new KubeConfig();
+  if (path) kc.loadFromFile(path);
+  else kc.loadFromDefault();
+  if (!kc.getCurrentCluster()) throw new Error('no Kubernetes cluster configured (use --kubeconfig, $KUBECONFIG or run in a pod)');
+  return kc;
+}
+
+export class KubeApiClient {
+  /** Requests sent, by HTTP method. */
+  readonly requestCounts = new Map<string, number>();
+  private readonly server: URL;
+
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    /** Shows up as the field manager in managedFields and in audit logs. */
+    readonly userAgent = 'ehpa-adapter',
+  ) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig has no current cluster');
+    this.server = new URL(cluster.server);
+  }
+
+  totalRequests(): number {
+    let n = 0;
+    for (const v of this.requestCounts.values()) n += v;
+    return n;
+  }
+
+  async request<T = unknown>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const url = new URL(this.server.pathname.replace(/\/$/, '') + path, this.server);
+    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    this.requestCounts.set(method, (this.requestCounts.get(method) ?? 0) + 1);
+    const options: https.RequestOptions = { method, headers: { Accept: 'application/json', 'User-Agent': this.userAgent } };
+    await this.kubeConfig.applyToHTTPSOptions(options);
+    const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    if (body !== undefined) {
+      options.headers = {
+        ...options.headers,
+        'Content-Type': method === 'PATCH' ? PATCH_CONTENT_TYPE[opts.patchType ?? 'merge'] : 'application/json',
+        'Content-Length': Buffer.byteLength(body),
+      };
+    }
+    const mod = url.protocol === 'http:' ? http : https;
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = mod.request(url, options, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.setTimeout(opts.timeoutMs ?? 30_000, () => req.destroy(new Error(`${method} ${path}: timed out`)));
+      req.on('error', reject);
+      if (body !== undefined) req.write(body);
+      req.end();
+    });
+    let parsed: unknown = undefined;
+    if (text.length > 0) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    if (status < 200 || status >= 300) {
+      const st = (parsed && typeof parsed === 'object' ? parsed : {}) as { reason?: string; message?: string };
+      throw new KubeApiError(status, st.reason ?? '', `${method} ${path}: ${status} ${st.message ?? text.slice(0, 200)}`);
+    }
+    return parsed as T;
+  }
+
+  get<T>(path: string, query?: RequestOptions['query']): Promise<T> {
+    return this.request<T>('GET', path, { query });
+  }
+  create<T>(path: string, body: unknown): Promise<T> {
+    return this.request<T>('POST', path, { body });
+  }
+  replace<T>(path: string, body: unknown): Promise<T> {
+    return this.request<T>('PUT', path, { body });
+  }
+  patch<T>(path: string, body: unknown, patchType: PatchType = 'merge'): Promise<T> {
+    return this.request<T>('PATCH', path, { body, patchType });
+  }
+  delete<T>(path: string): Promise<T> {
+    return this.request<T>('DELETE', path);
+  }
+}
+
+/** `/apis/<group>/<version>` or `/api/v1` for the core group. */
+export function groupVersionPath(apiVersion: string): string {
+  return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+}
+
+/** Path of a namespaced collection or object. */
+export function resourcePath(apiVersion: string, plural: string, namespace?: string, name?: string, sub?: string): string {
+  let p = groupVersionPath(apiVersion);
+  if (namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
+  p += `/${plural}`;
+  if (name) p += `/${encodeURIComponent(name)}`;
+  if (sub) p += `/${sub}`;
+  return p;
+}

@@ -1,0 +1,96 @@
+// core/v1 Events about our objects, deduplicated the way client-go's recorder does it: the same
+// (object, type, reason, message) becomes one Event whose count grows, patched at most once a minute,
+// so a failing object requeued with backoff does not flood the API server.
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { KubeApiClient } from './api-client.ts';
+
+export interface InvolvedObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; uid?: string; resourceVersion?: string };
+}
+
+export type EventType = 'Normal' | 'Warning';
+
+export interface EventSink {
+  event(obj: InvolvedObject, type: EventType, reason: string, message: string): void;
+}
+
+interface Seen {
+  name: string;
+  namespace: string;
+  count: number;
+  lastPatchMs: number;
+  lastSeenMs: number;
+}
+
+export class EventRecorder implements EventSink {
+  private readonly seen = new Map<string, Seen>();
+  private pending: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly client: KubeApiClient,
+    private readonly component: string,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+    private readonly opts = { dedupeWindowMs: 10 * 60_000, patchEveryMs: 60_000 },
+  ) {}
+
+  /** Fire and forget: an event that cannot be written is logged, never fails a reconcile. */
+  event(obj: InvolvedObject, type: EventType, reason: string, message: string): void {
+    this.pending = this.pending.then(() => this.write(obj, type, reason, message)).catch((e: Error) => {
+      this.log.warn({ namespace: obj.metadata.namespace, name: obj.metadata.name, reason, err: e.message }, 'could not record event');
+    });
+  }
+
+  /** Resolves when queued events are written (tests, shutdown). */
+  flush(): Promise<void> {
+    return this.pending;
+  }
+
+  private async write(obj: InvolvedObject, type: EventType, reason: string, message: string): Promise<void> {
+    const nowMs = this.now();
+    const ns = obj.metadata.namespace || 'default';
+    const key = [obj.metadata.uid ?? `${ns}/${obj.metadata.name}`, type, reason, message].join('\u0000');
+    for (const [k, s] of this.seen) if (nowMs - s.lastSeenMs > this.opts.dedupeWindowMs) this.seen.delete(k);
+    const ts = new Date(nowMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const prev = this.seen.get(key);
+    if (prev) {
+      prev.count++;
+      prev.lastSeenMs = nowMs;
+      if (nowMs - prev.lastPatchMs < this.opts.patchEveryMs) return;
+      prev.lastPatchMs = nowMs;
+      await this.client.patch(`/api/v1/namespaces/${encodeURIComponent(prev.namespace)}/events/${encodeURIComponent(prev.name)}`, {
+        count: prev.count,
+        lastTimestamp: ts,
+      });
+      return;
+    }
+    const name = `${obj.metadata.name}.${nowMs.toString(16)}${randomBytes(2).toString('hex')}`;
+    this.seen.set(key, { name, namespace: ns, count: 1, lastPatchMs: nowMs, lastSeenMs: nowMs });
+    await this.client.create(`/api/v1/namespaces/${encodeURIComponent(ns)}/events`, {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name, namespace: ns },
+      involvedObject: {
+        apiVersion: obj.apiVersion,
+        kind: obj.kind,
+        name: obj.metadata.name,
+        namespace: obj.metadata.namespace,
+        uid: obj.metadata.uid,
+        resourceVersion: obj.metadata.resourceVersion,
+      },
+      reason,
+      message: message.slice(0, 1024),
+      type,
+      source: { component: this.component },
+      reportingComponent: this.component,
+      reportingInstance: this.component,
+      firstTimestamp: ts,
+      lastTimestamp: ts,
+      eventTime: null,
+      count: 1,
+    });
+  }
+}

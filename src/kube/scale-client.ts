@@ -1,0 +1,28 @@
+// The `/scale` subresource of any kind that has one (Deployment, StatefulSet, a CRD with
+// `subresources.scale`), found through discovery, like Crane's GetScale (spec §B.1, §G).
+import { resourcePath, type KubeApiClient } from './api-client.ts';
+import { type ResourceDiscovery, UnknownKindError } from './discovery.ts';
+import type { Scale } from '../ehpa/hpa-types.ts';
+import type { CrossVersionObjectReference } from '../ehpa/types.ts';
+
+export class ScaleClient {
+  constructor(
+    private readonly client: KubeApiClient,
+    private readonly discovery: ResourceDiscovery,
+  ) {}
+
+  private async path(namespace: string, ref: CrossVersionObjectReference): Promise<string> {
+    const info = await this.discovery.resolve(ref.apiVersion, ref.kind);
+    if (!info.scalable) throw new UnknownKindError(`kind ${ref.kind} in ${info.apiVersion} has no scale subresource`);
+    return resourcePath(info.apiVersion, info.plural, info.namespaced ? namespace : undefined, ref.name, 'scale');
+  }
+
+  async get(namespace: string, ref: CrossVersionObjectReference): Promise<Scale> {
+    return this.client.get<Scale>(await this.path(namespace, ref));
+  }
+
+  /** Sets spec.replicas with a merge patch (no read-modify-write race on the target). */
+  async setReplicas(namespace: string, ref: CrossVersionObjectReference, replicas: number): Promise<Scale> {
+    return this.client.patch<Scale>(await this.path(namespace, ref), { spec: { replicas } });
+  }
+}

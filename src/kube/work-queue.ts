@@ -1,0 +1,96 @@
+// A controller work queue with client-go's guarantees: a key is queued at most once, never handled by
+// two workers at the same time, and failing keys come back with per-key exponential backoff.
+
+export interface BackoffPolicy {
+  baseMs: number;
+  maxMs: number;
+}
+
+export class WorkQueue {
+  private readonly queue: string[] = [];
+  private readonly dirty = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly waiters: ((key: string | undefined) => void)[] = [];
+  private shuttingDown = false;
+
+  constructor(private readonly backoff: BackoffPolicy = { baseMs: 500, maxMs: 300_000 }) {}
+
+  add(key: string): void {
+    if (this.shuttingDown || this.dirty.has(key)) return;
+    this.dirty.add(key);
+    if (this.processing.has(key)) return;
+    const w = this.waiters.shift();
+    if (w) {
+      this.dirty.delete(key);
+      this.processing.add(key);
+      w(key);
+    } else {
+      this.queue.push(key);
+    }
+  }
+
+  /** Adds the key after `ms`; an earlier pending timer for the key wins over a later one. */
+  addAfter(key: string, ms: number): void {
+    if (this.shuttingDown) return;
+    if (ms <= 0) return this.add(key);
+    if (this.timers.has(key)) return;
+    const t = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, ms);
+    t.unref?.();
+    this.timers.set(key, t);
+  }
+
+  /** Requeues a failed key with exponential backoff. Returns the delay used. */
+  addRateLimited(key: string): number {
+    const n = this.failures.get(key) ?? 0;
+    this.failures.set(key, n + 1);
+    const delay = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** Math.min(n, 30));
+    this.addAfter(key, delay);
+    return delay;
+  }
+
+  /** Clears the key's failure count after a success. */
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+
+  failuresOf(key: string): number {
+    return this.failures.get(key) ?? 0;
+  }
+
+  /** Next key to handle; undefined once shut down. Call done(key) when finished. */
+  get(): Promise<string | undefined> {
+    const key = this.queue.shift();
+    if (key !== undefined) {
+      this.dirty.delete(key);
+      this.processing.add(key);
+      return Promise.resolve(key);
+    }
+    if (this.shuttingDown) return Promise.resolve(undefined);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  done(key: string): void {
+    this.processing.delete(key);
+    // Re-added while it was being handled: hand it out again now.
+    if (this.dirty.has(key)) {
+      this.dirty.delete(key);
+      this.add(key);
+    }
+  }
+
+  len(): number {
+    return this.queue.length;
+  }
+
+  shutDown(): void {
+    this.shuttingDown = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    for (const w of this.waiters.splice(0)) w(undefined);
+  }
+}

@@ -1,0 +1,21 @@
+// What the TSP controller needs from a forecasting algorithm, whichever it is. The real DSP and
+// percentile forecasters plug in here; the controller never looks inside.
+import type { PredictionAlgorithm } from '../../ehpa/types.ts';
+import type { HistorySeries } from '../history/types.ts';
+
+export interface ForecastWindow {
+  /** Unix seconds. */
+  nowS: number;
+  /** How far ahead the controller needs samples: twice the TSP's window (§D.2). */
+  horizonSeconds: number;
+}
+
+export interface Forecaster {
+  /** How much history to fetch for this configuration, and at which step. */
+  historyWindow(algorithm: PredictionAlgorithm): { lengthSeconds: number; stepSeconds: number };
+  /**
+   * One forecast series per history series it could model (label sets kept), timestamps in unix
+   * seconds. An empty result means "no prediction" (Crane's DSP without a period, §D.4).
+   */
+  forecast(history: HistorySeries[], algorithm: PredictionAlgorithm, window: ForecastWindow): HistorySeries[] | Promise<HistorySeries[]>;
+}

@@ -1,0 +1,80 @@
+// TimeSeriesPrediction status, written as Crane writes it (../shared/spec/crane-ehpa.md §D.2, §D.10):
+// samples as Go "%.5f" strings with unix-second timestamps, a `Ready` condition with reasons, and the
+// freshness rule that decides when the forecast must be refreshed.
+import { upsertCondition } from '../../ehpa/status.ts';
+import type { HistorySeries } from '../history/types.ts';
+import type { PredictionMetricStatus, TimeSeriesPrediction, TspStatus } from '../types.ts';
+import { goFixed } from './go-format.ts';
+
+export const PREDICT_SUCCEED = 'PredictSucceed';
+export const PREDICT_PARTIAL = 'PredictPartial';
+export const PREDICT_FAILED = 'PredictFailed';
+
+const truncateToMinute = (s: number) => Math.floor(s / 60) * 60;
+
+/** Crane's IsWindowInSamples: the last sample reaches the window end (truncated to the minute). */
+export function windowInSamples(timestamps: readonly number[], windowEndS: number): boolean {
+  if (timestamps.length === 0) return false;
+  return Math.max(...timestamps) >= truncateToMinute(windowEndS);
+}
+
+/** True when every spec metric has a ready status whose series all still cover [now, now + window]. */
+export function statusUpToDate(tsp: TimeSeriesPrediction, nowS: number): boolean {
+  const metrics = tsp.status?.predictionMetrics;
+  if (!metrics || metrics.length === 0) return false;
+  const end = nowS + tsp.spec.predictionWindowSeconds;
+  return tsp.spec.predictionMetrics.every((m) => {
+    const st = metrics.find((s) => s.resourceIdentifier === m.resourceIdentifier);
+    if (!st?.prediction?.length) return false;
+    return st.prediction.every((p) => windowInSamples(p.samples.map((x) => x.timestamp), end));
+  });
+}
+
+/**
+ * Status of one metric from its forecast: samples within [startS, endS] (inclusive, like Crane's query),
+ * ready when there is at least one series and each covers the TSP window.
+ */
+export function metricStatus(resourceIdentifier: string, forecast: readonly HistorySeries[], startS: number, endS: number, windowEndS: number): PredictionMetricStatus {
+  const prediction = forecast
+    .map((s) => {
+      const samples: { value: string; timestamp: number }[] = [];
+      for (let i = 0; i < s.timestamps.length; i++) {
+        const t = s.timestamps[i] as number;
+        if (t >= startS && t <= endS) samples.push({ value: goFixed(s.values[i] as number, 5), timestamp: t });
+      }
+      return {
+        labels: Object.keys(s.labels)
+          .sort()
+          .map((name) => ({ name, value: s.labels[name] as string })),
+        samples,
+      };
+    })
+    .filter((p) => p.samples.length > 0);
+  const ready = prediction.length > 0 && prediction.every((p) => windowInSamples(p.samples.map((x) => x.timestamp), windowEndS));
+  return { resourceIdentifier, ready, prediction };
+}
+
+export interface MetricOutcome {
+  status: PredictionMetricStatus;
+  /** Why the metric is not ready, for the condition message. */
+  error?: string;
+}
+
+export function buildTspStatus(tsp: TimeSeriesPrediction, outcomes: readonly MetricOutcome[], nowMs: number): TspStatus {
+  const readyCount = outcomes.filter((o) => o.status.ready).length;
+  const all = readyCount === tsp.spec.predictionMetrics.length && readyCount === outcomes.length;
+  const errors = outcomes.filter((o) => !o.status.ready).map((o) => `${o.status.resourceIdentifier}: ${o.error ?? 'no prediction covering the window'}`);
+  const cond = all
+    ? { type: 'Ready', status: 'True' as const, reason: PREDICT_SUCCEED, message: '' }
+    : {
+        type: 'Ready',
+        status: 'False' as const,
+        reason: readyCount > 0 ? PREDICT_PARTIAL : PREDICT_FAILED,
+        // Crane's message first, so tooling that matches on it keeps working.
+        message: `not all metric predicted; ${errors.join('; ')}`.slice(0, 1024),
+      };
+  return {
+    conditions: [upsertCondition(tsp.status?.conditions, cond, nowMs)],
+    predictionMetrics: outcomes.map((o) => o.status),
+  };
+}

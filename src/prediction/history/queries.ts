@@ -1,0 +1,57 @@
+// PromQL for a TSP metric (../shared/spec/crane-ehpa.md §B.4 built-in templates, §D.2 namers): the
+// workload's CPU from cAdvisor's container_cpu_usage_seconds_total (cores, workload total), its memory
+// from container_memory_working_set_bytes, or the TSP's own expression.
+import type { PredictionMetricSpec, TimeSeriesPrediction } from '../types.ts';
+
+export class UnsupportedQueryError extends Error {
+  override name = 'UnsupportedQueryError';
+}
+
+/** Pod-name regex for a workload kind (Crane's expression_prom_default.go). */
+export function podNameRegex(kind: string, name: string): string {
+  switch (kind) {
+    case 'Deployment':
+      return `^${name}-[a-z0-9]+-[a-z0-9]{5}$`;
+    case 'ReplicaSet':
+      return `^${name}-[a-z0-9]+$`;
+    case 'DaemonSet':
+      return `^${name}-[a-z0-9]{5}$`;
+    case 'StatefulSet':
+      return `^${name}-[0-9]+$`;
+    default:
+      return `^${name}-.*`;
+  }
+}
+
+function escapeLabelValue(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+}
+
+export function workloadCpuQuery(namespace: string, kind: string, name: string): string {
+  return `sum(irate(container_cpu_usage_seconds_total{namespace="${escapeLabelValue(namespace)}",pod=~"${escapeLabelValue(podNameRegex(kind, name))}",container!=""}[3m]))`;
+}
+
+export function workloadMemoryQuery(namespace: string, kind: string, name: string): string {
+  return `sum(container_memory_working_set_bytes{namespace="${escapeLabelValue(namespace)}",pod=~"${escapeLabelValue(podNameRegex(kind, name))}",container!=""})`;
+}
+
+/** The PromQL for one TSP metric; throws UnsupportedQueryError for what Crane does not support either. */
+export function metricQuery(tsp: TimeSeriesPrediction, m: PredictionMetricSpec): string {
+  const ref = tsp.spec.targetRef;
+  const ns = ref.namespace || tsp.metadata.namespace;
+  switch (m.type) {
+    case 'ExpressionQuery':
+      if (!m.expressionQuery?.expression) throw new UnsupportedQueryError(`metric ${m.resourceIdentifier}: expressionQuery.expression is empty`);
+      return m.expressionQuery.expression;
+    case 'ResourceQuery':
+      if (ref.kind === 'Node') throw new UnsupportedQueryError(`metric ${m.resourceIdentifier}: node targets are not supported`);
+      if (m.resourceQuery === 'cpu') return workloadCpuQuery(ns, ref.kind, ref.name);
+      if (m.resourceQuery === 'memory') return workloadMemoryQuery(ns, ref.kind, ref.name);
+      throw new UnsupportedQueryError(`metric ${m.resourceIdentifier}: unknown resourceQuery "${m.resourceQuery}"`);
+    case 'MetricQuery':
+      // Crane logs and skips these too (§D.1).
+      throw new UnsupportedQueryError(`metric ${m.resourceIdentifier}: MetricQuery is not supported`);
+    default:
+      throw new UnsupportedQueryError(`metric ${m.resourceIdentifier}: unknown type "${String(m.type)}"`);
+  }
+}

@@ -1,0 +1,3 @@
+// Kubernetes resource quantities identical to apimachinery's resource.Quantity.
+export { Quantity, QuantityParseError, parseQuantity, formatMilli, formatBytes, formatDecimal, formatCores } from './quantity.ts';
+export type { QuantityFormat } from './quantity.ts';

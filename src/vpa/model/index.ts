@@ -1,0 +1,14 @@
+// The VPA recommender's state: histograms, container and aggregate state, the cluster view, checkpoints,
+// and the Go numeric/time semantics they depend on. Pure: time is always passed in.
+export * from './go-math.ts';
+export * from './go-time.ts';
+export * from './histogram-options.ts';
+export * from './histogram.ts';
+export * from './resource-amount.ts';
+export * from './aggregations-config.ts';
+export * from './aggregate-container-state.ts';
+export * from './container-state.ts';
+export * from './cluster-state.ts';
+export * from './checkpoint-json.ts';
+export * from './vpa-types.ts';
+export * from './vpa-conditions.ts';

@@ -1,0 +1,292 @@
+// The EHPA and TimeSeriesPrediction controllers (`ehpa-adapter serve`, own processes with the adapter's
+// service-account identity and RBAC from manifests/) against the real kube-apiserver, the real HPA and
+// garbage collector in kube-controller-manager, and Prometheus with a backfilled Crane trace.
+import { expect } from 'chai';
+import { fileURLToPath } from 'node:url';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { applyObjects, loadKustomization, waitFor, type AdapterProcess } from './harness/index.ts';
+import { CRANE_TRACES, sleep, useCluster } from './helpers.ts';
+
+const NS = 'ctrl';
+const CRDS_DIR = fileURLToPath(new URL('../../crds/', import.meta.url));
+const TRACE = fileURLToPath(new URL('input1.csv', CRANE_TRACES));
+const EHPA_PATH = `/apis/autoscaling.crane.io/v1alpha1/namespaces/${NS}/effectivehorizontalpodautoscalers`;
+const HPA_PATH = `/apis/autoscaling/v2/namespaces/${NS}/horizontalpodautoscalers`;
+const TSP_PATH = `/apis/prediction.crane.io/v1alpha1/namespaces/${NS}/timeseriespredictions`;
+const LEASE_PATH = '/apis/coordination.k8s.io/v1/namespaces/ehpa-system/leases/ehpa-adapter-controllers';
+
+interface Obj {
+  metadata: { name: string; uid: string; generation?: number; resourceVersion?: string; ownerReferences?: { kind: string; name: string; uid: string; controller?: boolean }[] };
+  spec: Record<string, unknown> & { replicas?: number };
+  status?: Record<string, unknown> & { conditions?: { type: string; status: string; reason: string; message: string }[] };
+}
+
+function deployment(name: string, replicas: number, cpu: string | undefined) {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: NS },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10', resources: cpu ? { requests: { cpu } } : {} }] },
+      },
+    },
+  };
+}
+
+function ehpa(name: string, target: string, spec: Record<string, unknown>) {
+  return {
+    apiVersion: 'autoscaling.crane.io/v1alpha1',
+    kind: 'EffectiveHorizontalPodAutoscaler',
+    metadata: { name, namespace: NS },
+    spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target }, maxReplicas: 6, ...spec },
+  };
+}
+
+const cpu50 = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } };
+
+describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
+  this.timeout(300_000);
+  const env = useCluster({
+    // Two days and a bit of a daily trace for the pods of Deployment "web", so the forecaster has history.
+    traces: [{ file: TRACE, namespace: NS, pod: 'web-5f7c9d8b4-hx2lq', container: 'app', cpuScale: 0.01, lastPoints: 2 * 1440 + 120 }],
+  });
+  const procs: AdapterProcess[] = [];
+
+  async function post(path: string, body: unknown): Promise<void> {
+    const r = await env.cluster.admin.request('POST', path, { body });
+    expect(r.status, r.body).to.equal(201);
+  }
+  const get = <T = Obj>(path: string) => env.cluster.admin.getJson<T>(path);
+  const exists = async (path: string) => (await env.cluster.admin.get(path)).status === 200;
+
+  async function startControllers(identity: string, extra: string[] = []): Promise<AdapterProcess> {
+    const p = await env.cluster.startAdapterProcess({
+      name: `controllers-${identity}`,
+      args: [
+        '--controllers=ehpa,tsp',
+        `--prometheus-url=${env.cluster.promUrl}`,
+        '--leader-election-namespace=ehpa-system',
+        `--leader-election-identity=${identity}`,
+        '--leader-election-lease-duration=4s',
+        '--leader-election-renew-deadline=3s',
+        '--leader-election-retry-period=1s',
+        '--log-level=debug',
+        ...extra,
+      ],
+    });
+    procs.push(p);
+    return p;
+  }
+
+  async function events(objName: string): Promise<{ reason: string; message: string; type: string; count?: number }[]> {
+    const l = await get<{ items: { reason: string; message: string; type: string; count?: number; involvedObject: { name: string; kind: string } }[] }>(`/api/v1/namespaces/${NS}/events`);
+    return l.items.filter((e) => e.involvedObject.name === objName && e.involvedObject.kind === 'EffectiveHorizontalPodAutoscaler');
+  }
+
+  before(async function () {
+    this.timeout(180_000);
+    const c = env.cluster;
+    // Server-side apply of the YAML as written: client-node's typed serializer would drop the
+    // `x-kubernetes-*` schema keys (validations, list types), so the CRDs go through the raw client.
+    const crds = await loadKustomization(CRDS_DIR);
+    for (const crd of crds) {
+      const name = crd.metadata?.name ?? '';
+      const r = await c.admin.request('PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}?fieldManager=ehpa-e2e&force=true`, {
+        body: JSON.stringify(crd),
+        contentType: 'application/apply-patch+yaml',
+      });
+      expect(r.status, r.body).to.be.oneOf([200, 201]);
+    }
+    for (const r of crds) {
+      await waitFor(`CRD ${r.metadata?.name} established`, async () => {
+        const crd = await c.admin.getJson<{ status?: { conditions?: { type: string; status: string }[] } }>(`/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${r.metadata?.name}`);
+        return !!crd.status?.conditions?.some((x) => x.type === 'Established' && x.status === 'True');
+      });
+    }
+    // The RBAC the manifests ship, so the controllers run with exactly the rights a cluster grants them.
+    const rbacKinds = new Set(['Namespace', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+    const rbac = (await loadKustomization()).filter((o: KubernetesObject) => rbacKinds.has(o.kind ?? ''));
+    const applied = await applyObjects(c.kc, rbac);
+    expect(applied.filter((r) => !r.ok).map((r) => r.error)).to.deep.equal([]);
+    await post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+    await waitFor('default ServiceAccount', async () => exists(`/api/v1/namespaces/${NS}/serviceaccounts/default`), { timeoutMs: 60_000 });
+    await post(`/apis/apps/v1/namespaces/${NS}/deployments`, deployment('web', 2, '500m'));
+    await post(`/apis/apps/v1/namespaces/${NS}/deployments`, deployment('preview', 1, '100m'));
+    await post(`/apis/apps/v1/namespaces/${NS}/deployments`, deployment('good', 1, '200m'));
+    await post(`/apis/apps/v1/namespaces/${NS}/deployments`, deployment('norequests', 1, undefined));
+    await waitFor('web pods', async () => ((await get<{ items: unknown[] }>(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dweb`)).items.length === 2), { timeoutMs: 120_000 });
+  });
+
+  after(async () => {
+    for (const p of procs) await p.stop().catch(() => undefined);
+  });
+
+  it('the API server applies the CRD defaults and rejects min > max (CEL)', async () => {
+    const c = env.cluster;
+    const bad = await c.admin.request('POST', EHPA_PATH, { body: ehpa('minmax', 'web', { minReplicas: 5, maxReplicas: 2 }) });
+    expect(bad.status).to.equal(422);
+    expect(bad.body).to.contain('minReplicas must not be greater than maxReplicas');
+    const dup = await c.admin.request('POST', EHPA_PATH, {
+      body: ehpa('dupcron', 'web', { crons: [{ name: 'a', start: '0 9 * * *', end: '0 10 * * *', targetReplicas: 2 }, { name: 'a', start: '0 11 * * *', end: '0 12 * * *', targetReplicas: 2 }] }),
+    });
+    expect(dup.status).to.equal(422);
+    const ok = await c.admin.request('POST', `${EHPA_PATH}?dryRun=All`, { body: ehpa('defaults', 'web', { prediction: { predictionAlgorithm: { algorithmType: 'dsp' } } }) });
+    expect(ok.status, ok.body).to.equal(201);
+    const spec = (ok.json as Obj).spec as { minReplicas: number; scaleStrategy: string; prediction: { predictionWindowSeconds: number } };
+    expect([spec.minReplicas, spec.scaleStrategy, spec.prediction.predictionWindowSeconds]).to.deep.equal([1, 'Auto', 3600]);
+  });
+
+  it('creates the backing HPA with a controller ownerReference and converted metrics, and the TSP', async () => {
+    await startControllers('ctrl-a');
+    await post(
+      EHPA_PATH,
+      ehpa('web', 'web', {
+        minReplicas: 2,
+        metrics: [cpu50],
+        crons: [{ name: 'never', start: '0 0 1 1 *', end: '1 0 1 1 *', targetReplicas: 4 }],
+        prediction: { predictionWindowSeconds: 600, predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '2d' } } },
+      }),
+    );
+    const owner = await get(`${EHPA_PATH}/web`);
+    let hpa: Obj | undefined;
+    await waitFor('HPA ehpa-web', async () => {
+      if (!(await exists(`${HPA_PATH}/ehpa-web`))) return false;
+      hpa = await get(`${HPA_PATH}/ehpa-web`);
+      return true;
+    });
+    expect(hpa!.metadata.ownerReferences).to.deep.equal([
+      { apiVersion: 'autoscaling.crane.io/v1alpha1', kind: 'EffectiveHorizontalPodAutoscaler', name: 'web', uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true },
+    ]);
+    // 2 pods × 500m at 50 % → 250m per pod (spec §B.3), original metric kept first, one cron metric.
+    expect(hpa!.spec['metrics']).to.deep.equal([
+      cpu50,
+      { type: 'Pods', pods: { metric: { name: 'crane_pod_cpu_usage', selector: { matchLabels: { 'autoscaling.crane.io/effective-hpa-uid': owner.metadata.uid } } }, target: { type: 'AverageValue', averageValue: '250m' } } },
+      {
+        type: 'External',
+        external: {
+          metric: { name: 'crane_autoscaling_cron', selector: { matchLabels: { resourceIdentifier: 'cron', targetKind: 'Deployment', targetName: 'web', targetNamespace: NS } } },
+          target: { type: 'AverageValue', averageValue: '1' },
+        },
+      },
+    ]);
+    expect(hpa!.spec['scaleTargetRef']).to.deep.equal({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' });
+    const tsp = await get(`${TSP_PATH}/ehpa-web`);
+    expect(tsp.metadata.ownerReferences?.[0]).to.include({ kind: 'EffectiveHorizontalPodAutoscaler', uid: owner.metadata.uid, controller: true });
+    expect(tsp.spec['predictionMetrics']).to.deep.equal([
+      { resourceIdentifier: 'crane_pod_cpu_usage', type: 'ResourceQuery', resourceQuery: 'cpu', algorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '2d' } } },
+    ]);
+    expect((await events('web')).map((e) => e.reason)).to.include.members(['HPACreated', 'PredictionCreated']);
+  });
+
+  it('fills the TSP status from Prometheus history (Go %.5f samples) and mirrors it as PredictionReady', async () => {
+    let tsp: Obj | undefined;
+    await waitFor('TSP Ready', async () => {
+      const t = await get(`${TSP_PATH}/ehpa-web`);
+      tsp = t;
+      return !!t.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+    }, { timeoutMs: 120_000 });
+    const pm = (tsp!.status!['predictionMetrics'] as { resourceIdentifier: string; ready: boolean; prediction: { samples: { value: string; timestamp: number }[] }[] }[])[0]!;
+    expect(pm.resourceIdentifier).to.equal('crane_pod_cpu_usage');
+    expect(pm.ready).to.equal(true);
+    const samples = pm.prediction[0]!.samples;
+    const now = Date.now() / 1000;
+    expect(samples[0]!.timestamp).to.be.within(now - 120, now + 120);
+    expect(samples[samples.length - 1]!.timestamp).to.be.at.least(now + 600 - 120);
+    for (const s of samples) expect(s.value).to.match(/^-?\d+\.\d{5}$/);
+    await waitFor('EHPA PredictionReady', async () => {
+      const e = await get(`${EHPA_PATH}/web`);
+      return !!e.status?.conditions?.some((c) => c.type === 'PredictionReady' && c.status === 'True' && c.reason === 'PredictSucceed');
+    });
+  });
+
+  it('copies the HPA status into the EHPA status (replicas, lastScaleTime in Auto mode, HPA conditions)', async () => {
+    await waitFor('EHPA status follows the HPA', async () => {
+      const e = await get(`${EHPA_PATH}/web`);
+      const h = await get(`${HPA_PATH}/ehpa-web`);
+      const types = (e.status?.conditions ?? []).map((c) => c.type);
+      return (
+        e.status?.['currentReplicas'] === h.status?.['currentReplicas'] &&
+        e.status?.['expectReplicas'] === h.status?.['desiredReplicas'] &&
+        types.includes('Ready') &&
+        types.includes('AbleToScale') &&
+        (h.status?.['lastScaleTime'] === undefined || e.status?.['lastScaleTime'] === h.status?.['lastScaleTime'])
+      );
+    }, { timeoutMs: 90_000 });
+  });
+
+  it('Preview: the HPA targets the Substitute and specificReplicas scales the target through /scale', async () => {
+    await post(EHPA_PATH, ehpa('preview', 'preview', { scaleStrategy: 'Preview', specificReplicas: 3, minReplicas: 1, metrics: [cpu50] }));
+    await waitFor('preview scaled to 3', async () => {
+      const d = await get(`/apis/apps/v1/namespaces/${NS}/deployments/preview`);
+      return d.spec.replicas === 3;
+    });
+    const hpa = await get(`${HPA_PATH}/ehpa-preview`);
+    expect(hpa.spec['scaleTargetRef']).to.deep.equal({ apiVersion: 'autoscaling.crane.io/v1alpha1', kind: 'Substitute', name: 'ehpa-preview' });
+    await waitFor('EHPA reports the manual scale', async () => {
+      const e = await get(`${EHPA_PATH}/preview`);
+      return typeof e.status?.['lastScaleTime'] === 'string' && e.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+    });
+    const sub = await get(`/apis/autoscaling.crane.io/v1alpha1/namespaces/${NS}/substitutes/ehpa-preview`);
+    expect(sub.status?.['labelSelector']).to.equal('app=preview');
+  });
+
+  it('a bad EHPA gets a condition and an event while a good one still reconciles', async () => {
+    await post(EHPA_PATH, ehpa('badcron', 'good', { crons: [{ name: 'x', timezone: 'Mars/Olympus', start: '0 9 * * 7', end: '0 10 * * *', targetReplicas: 2 }] }));
+    await post(EHPA_PATH, { ...ehpa('badkind', 'good', {}), spec: { scaleTargetRef: { apiVersion: 'example.com/v1', kind: 'Nope', name: 'x' }, maxReplicas: 3 } });
+    await post(EHPA_PATH, ehpa('norequests', 'norequests', { metrics: [cpu50], prediction: { predictionWindowSeconds: 600, predictionAlgorithm: { algorithmType: 'percentile' } } }));
+    await post(EHPA_PATH, ehpa('good', 'good', { metrics: [cpu50] }));
+    const ready = async (n: string) => (await get(`${EHPA_PATH}/${n}`)).status?.conditions?.find((c) => c.type === 'Ready');
+    // Problems are reported in spec order: the zone of crons[0] before its start expression.
+    await waitFor('bad EHPAs flagged', async () => (await ready('badcron'))?.reason === 'InvalidTimeZone' && (await ready('badkind'))?.reason === 'FailedGetScale' && (await ready('norequests'))?.reason === 'MissingCPURequests');
+    expect((await ready('badcron'))?.message).to.contain('above maximum').and.to.contain('Mars/Olympus');
+    await waitFor('events for the bad EHPAs', async () => {
+      const [a, b, c] = await Promise.all([events('badcron'), events('badkind'), events('norequests')]);
+      return a.some((e) => e.reason === 'InvalidTimeZone' && e.type === 'Warning') && b.some((e) => e.reason === 'FailedGetScale') && c.some((e) => e.reason === 'MissingCPURequests');
+    });
+    // The good one, queued after the bad ones, has its HPA; the one without requests still gets an HPA on
+    // its original metric (the fallback).
+    await waitFor('good reconciled', async () => (await exists(`${HPA_PATH}/ehpa-good`)) && (await ready('good'))?.status === 'True');
+    const fallback = await get(`${HPA_PATH}/ehpa-norequests`);
+    expect(fallback.spec['metrics']).to.deep.equal([cpu50]);
+    expect(await exists(`${HPA_PATH}/ehpa-badcron`)).to.equal(false);
+  });
+
+  it('fails over to a second instance without duplicate writes', async () => {
+    const b = await startControllers('ctrl-b');
+    const lease = await get<{ spec: { holderIdentity: string; leaseTransitions: number } }>(LEASE_PATH);
+    expect(lease.spec.holderIdentity).to.equal('ctrl-a');
+    // Writes to an HPA's spec or metadata show up in its managedFields (operation Update, no subresource).
+    const specWrites = (o: Obj) =>
+      ((o.metadata as { managedFields?: { manager: string; operation: string; subresource?: string; time: string }[] }).managedFields ?? [])
+        .filter((f) => !f.subresource)
+        .map((f) => `${f.manager}/${f.operation}/${f.time}`);
+    const before = await get(`${HPA_PATH}/ehpa-web`);
+    const a = procs.find((p) => p.name === 'controllers-ctrl-a')!;
+    await a.kill();
+    await waitFor('ctrl-b holds the lease', async () => (await get<{ spec: { holderIdentity: string } }>(LEASE_PATH)).spec.holderIdentity === 'ctrl-b', { timeoutMs: 30_000, process: b });
+    const after = await get<{ spec: { leaseTransitions: number } }>(LEASE_PATH);
+    expect(after.spec.leaseTransitions).to.equal(lease.spec.leaseTransitions + 1);
+    // The new leader reconciles the new object...
+    await post(EHPA_PATH, ehpa('afterfailover', 'good', { metrics: [cpu50] }));
+    await waitFor('HPA by the new leader', async () => exists(`${HPA_PATH}/ehpa-afterfailover`), { process: b });
+    // ...and leaves what is already right alone: the HPA's spec and metadata were not written again,
+    // and "HPACreated" was recorded once per EHPA.
+    await sleep(3000);
+    const again = await get(`${HPA_PATH}/ehpa-web`);
+    expect(again.metadata.uid).to.equal(before.metadata.uid);
+    expect(specWrites(again)).to.deep.equal(specWrites(before));
+    expect(specWrites(before).length).to.equal(1);
+    expect((await events('web')).filter((e) => e.reason === 'HPACreated')).to.have.length(1);
+    expect((await events('afterfailover')).filter((e) => e.reason === 'HPACreated')).to.have.length(1);
+  });
+
+  it('deleting the EHPA garbage-collects its HPA and TSP', async () => {
+    const r = await env.cluster.admin.request('DELETE', `${EHPA_PATH}/web`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' } });
+    expect(r.status).to.equal(200);
+    await waitFor('HPA and TSP gone', async () => !(await exists(`${HPA_PATH}/ehpa-web`)) && !(await exists(`${TSP_PATH}/ehpa-web`)), { timeoutMs: 120_000 });
+  });
+});

@@ -1,0 +1,57 @@
+// The harness's pure parts, without any process: trace parsing and shifting, the OpenMetrics text promtool
+// reads, and the JSON patch used for kustomize components.
+import { expect } from 'chai';
+import { cumulativeCpuSeconds, parseTraceCsv, shiftTrace, toOpenMetrics } from './harness/openmetrics.ts';
+import { applyJsonPatch } from './harness/manifests.ts';
+import { prometheusYaml } from './harness/prometheus.ts';
+
+describe('e2e harness: pure helpers', () => {
+  it('parses a ts,value CSV with a header and rejects a malformed line with its number', () => {
+    expect(parseTraceCsv('ts,value\n100,1.5\n160,2\n')).to.deep.equal([{ ts: 100, value: 1.5 }, { ts: 160, value: 2 }]);
+    expect(() => parseTraceCsv('ts,value\n100,1\n160,x\n')).to.throw(/line 3/);
+    expect(() => parseTraceCsv('100,1\n')).to.throw(/fewer than two/);
+  });
+
+  it('shifts a trace so it ends at the given time and scales values', () => {
+    const out = shiftTrace([{ ts: 0, value: 10 }, { ts: 60, value: 20 }], 1000, 0.5);
+    expect(out).to.deep.equal([{ ts: 940, value: 5 }, { ts: 1000, value: 10 }]);
+  });
+
+  it('integrates cores into a CPU-seconds counter with trapezoids', () => {
+    // 1 core then 3 cores over 60 s: 120 core-seconds; then flat 3 cores for 30 s: +90.
+    expect(cumulativeCpuSeconds([{ ts: 0, value: 1 }, { ts: 60, value: 3 }, { ts: 90, value: 3 }])).to.deep.equal([0, 120, 210]);
+  });
+
+  it('writes OpenMetrics that names the counter family without _total and ends with # EOF', () => {
+    const text = toOpenMetrics([{
+      labels: { namespace: 'n', pod: 'p', container: 'c', job: 'kubelet' },
+      cpu: [{ ts: 100, value: 1 }, { ts: 160, value: 1 }],
+      memory: [{ ts: 100, value: 5.4 }, { ts: 160, value: 6 }],
+    }]);
+    const lines = text.trimEnd().split('\n');
+    expect(lines).to.include('# TYPE container_cpu_usage_seconds counter');
+    expect(lines).to.include('container_cpu_usage_seconds_total{container="c",job="kubelet",namespace="n",pod="p"} 60.000000 160');
+    expect(lines).to.include('container_memory_working_set_bytes{container="c",job="kubelet",namespace="n",pod="p"} 5 100');
+    expect(lines[lines.length - 1]).to.equal('# EOF');
+  });
+
+  it('applies JSON patch add (append and insert) and replace, and rejects other ops', () => {
+    const doc = { a: { list: [1, 2] }, b: 1 };
+    const out = applyJsonPatch(doc, [
+      { op: 'add', path: '/a/list/-', value: 3 },
+      { op: 'add', path: '/a/list/0', value: 0 },
+      { op: 'replace', path: '/b', value: 2 },
+    ]);
+    expect(out).to.deep.equal({ a: { list: [0, 1, 2, 3] }, b: 2 });
+    expect(doc.a.list).to.deep.equal([1, 2]); // input untouched
+    expect(() => applyJsonPatch(doc, [{ op: 'remove', path: '/b' }])).to.throw(/unsupported/);
+    expect(() => applyJsonPatch(doc, [{ op: 'add', path: '/x/y', value: 1 }])).to.throw(/missing/);
+  });
+
+  it('scrapes the exporter with honor_labels and a fixed instance label, matching the backfill', () => {
+    const y = prometheusYaml({ exporterPort: 1234, scrapeIntervalSeconds: 1 });
+    expect(y).to.contain("targets: ['127.0.0.1:1234']");
+    expect(y).to.contain('honor_labels: true');
+    expect(y).to.match(/target_label: instance\n\s+replacement: e2e-node/);
+  });
+});

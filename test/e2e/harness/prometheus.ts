@@ -1,0 +1,173 @@
+// Prometheus for the tests: history backfilled with promtool from a real trace, current usage from a small
+// cAdvisor-shaped exporter on loopback that Prometheus scrapes every second. Backfilled and live series
+// carry the same labels (job="kubelet", instance="e2e-node"), so a query sees one continuous series.
+import { createServer, type Server } from 'node:http';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startProcess, waitFor, type ManagedProcess } from './processes.ts';
+import { toOpenMetrics, type BackfillSeries } from './openmetrics.ts';
+
+const run = promisify(execFile);
+
+export const SCRAPE_LABELS = { job: 'kubelet', instance: 'e2e-node' } as const;
+
+export interface Usage {
+  cpuCores?: number;
+  memBytes?: number;
+}
+
+interface LiveSeries {
+  cpuCores: number;
+  memBytes: number;
+  cpuSeconds: number;
+  at: number;
+}
+
+export interface UsageExporter {
+  readonly port: number;
+  set(namespace: string, pod: string, container: string, usage: Usage, counterStart?: number): void;
+  remove(namespace: string, pod: string, container?: string): void;
+  close(): Promise<void>;
+}
+
+export async function startUsageExporter(now: () => number = Date.now): Promise<UsageExporter> {
+  const series = new Map<string, LiveSeries & { labels: [string, string, string] }>();
+  const advance = (s: LiveSeries) => {
+    const t = now();
+    s.cpuSeconds += (s.cpuCores * (t - s.at)) / 1000;
+    s.at = t;
+  };
+  const server: Server = createServer((req, res) => {
+    if (req.url !== '/metrics/cadvisor' && req.url !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    const cpu: string[] = ['# TYPE container_cpu_usage_seconds_total counter'];
+    const mem: string[] = ['# TYPE container_memory_working_set_bytes gauge'];
+    for (const s of series.values()) {
+      advance(s);
+      const [ns, pod, c] = s.labels;
+      const l = `container="${c}",namespace="${ns}",pod="${pod}"`;
+      cpu.push(`container_cpu_usage_seconds_total{${l}} ${s.cpuSeconds.toFixed(6)}`);
+      mem.push(`container_memory_working_set_bytes{${l}} ${Math.round(s.memBytes)}`);
+    }
+    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+    res.end(`${cpu.join('\n')}\n${mem.join('\n')}\n`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const addr = server.address();
+  if (addr === null || typeof addr === 'string') throw new Error('exporter: no port');
+  return {
+    port: addr.port,
+    set(namespace, pod, container, usage, counterStart = 0) {
+      const key = `${namespace}/${pod}/${container}`;
+      const s = series.get(key);
+      if (s) {
+        advance(s);
+        if (usage.cpuCores !== undefined) s.cpuCores = usage.cpuCores;
+        if (usage.memBytes !== undefined) s.memBytes = usage.memBytes;
+        return;
+      }
+      series.set(key, {
+        labels: [namespace, pod, container],
+        cpuCores: usage.cpuCores ?? 0,
+        memBytes: usage.memBytes ?? 0,
+        cpuSeconds: counterStart,
+        at: now(),
+      });
+    },
+    remove(namespace, pod, container) {
+      for (const key of [...series.keys()]) {
+        if (key.startsWith(`${namespace}/${pod}/`) && (container === undefined || key === `${namespace}/${pod}/${container}`)) series.delete(key);
+      }
+    },
+    close: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+export async function backfill(opts: { promtool: string; dataDir: string; workDir: string; series: BackfillSeries[] }): Promise<void> {
+  await mkdir(opts.dataDir, { recursive: true });
+  const withScrapeLabels = opts.series.map((s) => ({ ...s, labels: { ...SCRAPE_LABELS, ...s.labels } }));
+  const file = join(opts.workDir, 'backfill.om');
+  await writeFile(file, toOpenMetrics(withScrapeLabels));
+  try {
+    await run(opts.promtool, ['tsdb', 'create-blocks-from', 'openmetrics', file, opts.dataDir], { maxBuffer: 16 << 20, timeout: 10 * 60_000 });
+  } catch (err) {
+    const e = err as { stderr?: string; stdout?: string; message: string };
+    throw new Error(`promtool create-blocks-from openmetrics failed: ${e.stderr ?? ''}${e.stdout ?? ''}${e.message}`);
+  }
+}
+
+export interface PrometheusConfig {
+  binary: string;
+  dataDir: string;
+  port: number;
+  exporterPort: number;
+  scrapeIntervalSeconds: number;
+  configDir: string;
+  logDir: string;
+}
+
+export function prometheusYaml(cfg: Pick<PrometheusConfig, 'exporterPort' | 'scrapeIntervalSeconds'>): string {
+  return [
+    'global:',
+    `  scrape_interval: ${cfg.scrapeIntervalSeconds}s`,
+    `  evaluation_interval: ${cfg.scrapeIntervalSeconds}s`,
+    'scrape_configs:',
+    `  - job_name: ${SCRAPE_LABELS.job}`,
+    '    metrics_path: /metrics/cadvisor',
+    '    honor_labels: true',
+    '    static_configs:',
+    `      - targets: ['127.0.0.1:${cfg.exporterPort}']`,
+    '    relabel_configs:',
+    '      - target_label: instance',
+    `        replacement: ${SCRAPE_LABELS.instance}`,
+    '',
+  ].join('\n');
+}
+
+export async function startPrometheusServer(cfg: PrometheusConfig): Promise<ManagedProcess> {
+  await mkdir(cfg.configDir, { recursive: true });
+  const configPath = join(cfg.configDir, 'prometheus.yml');
+  await writeFile(configPath, prometheusYaml(cfg));
+  const proc = startProcess({
+    name: 'prometheus',
+    command: cfg.binary,
+    logDir: cfg.logDir,
+    args: [
+      `--config.file=${configPath}`, `--storage.tsdb.path=${cfg.dataDir}`,
+      `--web.listen-address=127.0.0.1:${cfg.port}`, '--storage.tsdb.retention.time=60d',
+      '--log.level=warn',
+    ],
+  });
+  await waitFor('prometheus /-/ready', async () => (await fetch(`http://127.0.0.1:${cfg.port}/-/ready`)).ok, { process: proc, timeoutMs: 120_000 });
+  return proc;
+}
+
+export interface RangeResult {
+  metric: Record<string, string>;
+  values: [number, string][];
+}
+
+export async function queryRange(promUrl: string, query: string, start: number, end: number, step: number): Promise<RangeResult[]> {
+  const u = new URL('/api/v1/query_range', promUrl);
+  u.search = new URLSearchParams({ query, start: String(start), end: String(end), step: String(step) }).toString();
+  const r = await fetch(u);
+  const body = (await r.json()) as { status: string; error?: string; data?: { result: RangeResult[] } };
+  if (body.status !== 'success') throw new Error(`query_range ${query}: ${body.error ?? r.status}`);
+  return body.data!.result;
+}
+
+export async function queryInstant(promUrl: string, query: string, time?: number): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
+  const u = new URL('/api/v1/query', promUrl);
+  u.search = new URLSearchParams({ query, ...(time !== undefined ? { time: String(time) } : {}) }).toString();
+  const r = await fetch(u);
+  const body = (await r.json()) as { status: string; error?: string; data?: { result: { metric: Record<string, string>; value: [number, string] }[] } };
+  if (body.status !== 'success') throw new Error(`query ${query}: ${body.error ?? r.status}`);
+  return body.data!.result;
+}

@@ -1,0 +1,83 @@
+import { expect } from 'chai';
+import { buildStatus, metaTime } from '../../../src/ehpa/status.ts';
+import type { HorizontalPodAutoscaler } from '../../../src/ehpa/hpa-types.ts';
+import type { TimeSeriesPrediction } from '../../../src/prediction/types.ts';
+import { ehpa } from './fixtures.ts';
+
+const T0 = Date.parse('2026-11-22T08:00:00Z');
+const hpa = (status: HorizontalPodAutoscaler['status']): HorizontalPodAutoscaler => ({
+  apiVersion: 'autoscaling/v2',
+  kind: 'HorizontalPodAutoscaler',
+  metadata: { name: 'ehpa-php-apache', namespace: 'default' },
+  spec: { scaleTargetRef: { kind: 'Deployment', name: 'php-apache' }, maxReplicas: 10 },
+  status,
+});
+
+describe('buildStatus (spec §A.2)', () => {
+  it('copies replicas, lastScaleTime (Auto too, unlike Crane) and the HPA conditions; Ready=True', () => {
+    const s = buildStatus({
+      ehpa: ehpa(),
+      nowMs: T0,
+      hpa: hpa({
+        currentReplicas: 3,
+        desiredReplicas: 5,
+        lastScaleTime: '2026-11-22T07:59:00Z',
+        conditions: [{ type: 'AbleToScale', status: 'True', reason: 'SucceededRescale', message: 'ok', lastTransitionTime: '2026-11-22T07:00:00Z' }],
+      }),
+    });
+    expect(s.currentReplicas).to.equal(3);
+    expect(s.expectReplicas).to.equal(5);
+    expect(s.lastScaleTime).to.equal('2026-11-22T07:59:00Z');
+    expect(s.conditions).to.deep.equal([
+      { type: 'Ready', status: 'True', reason: 'EffectiveHorizontalPodAutoscalerReady', message: 'Effective HPA is ready', lastTransitionTime: '2026-11-22T08:00:00Z' },
+      { type: 'AbleToScale', status: 'True', reason: 'SucceededRescale', message: 'ok', lastTransitionTime: '2026-11-22T07:00:00Z' },
+    ]);
+  });
+
+  it('keeps lastTransitionTime while a condition does not flip, so an idle reconcile changes nothing', () => {
+    const first = buildStatus({ ehpa: ehpa(), nowMs: T0, hpa: hpa({ desiredReplicas: 2, currentReplicas: 2 }) });
+    const e = ehpa();
+    e.status = first;
+    const second = buildStatus({ ehpa: e, nowMs: T0 + 60_000, hpa: hpa({ desiredReplicas: 2, currentReplicas: 2 }) });
+    expect(second).to.deep.equal(first);
+    const failed = buildStatus({ ehpa: e, nowMs: T0 + 120_000, failure: { reason: 'FailedGetScale', message: 'Failed to get scale' } });
+    expect(failed.conditions?.[0]).to.deep.include({ status: 'False', reason: 'FailedGetScale', lastTransitionTime: metaTime(T0 + 120_000) });
+  });
+
+  it('mirrors the TSP Ready condition as PredictionReady only when it has a reason', () => {
+    const tsp = (reason: string): TimeSeriesPrediction => ({
+      apiVersion: 'prediction.crane.io/v1alpha1',
+      kind: 'TimeSeriesPrediction',
+      metadata: { name: 'ehpa-php-apache', namespace: 'default' },
+      spec: { targetRef: { kind: 'Deployment', name: 'php-apache' }, predictionWindowSeconds: 3600, predictionMetrics: [] },
+      status: { conditions: [{ type: 'Ready', status: 'False', reason, message: 'not all metric predicted', lastTransitionTime: '2026-11-22T07:00:00Z' }] },
+    });
+    const s = buildStatus({ ehpa: ehpa(), nowMs: T0, tsp: tsp('PredictPartial') });
+    expect(s.conditions?.map((c) => [c.type, c.status, c.reason, c.message])).to.deep.equal([
+      ['Ready', 'True', 'EffectiveHorizontalPodAutoscalerReady', 'Effective HPA is ready'],
+      ['PredictionReady', 'False', 'PredictPartial', 'not all metric predicted'],
+    ]);
+    expect(buildStatus({ ehpa: ehpa(), nowMs: T0, tsp: tsp('') }).conditions).to.have.length(1);
+  });
+
+  it('in Preview ignores the HPA lastScaleTime (it scaled the Substitute) and records a manual scale', () => {
+    const e = ehpa({ scaleStrategy: 'Preview', specificReplicas: 4 });
+    const noScale = buildStatus({ ehpa: e, nowMs: T0, hpa: hpa({ desiredReplicas: 6, currentReplicas: 2, lastScaleTime: '2026-11-22T07:00:00Z' }) });
+    expect(noScale.lastScaleTime).to.equal(undefined);
+    expect(noScale.expectReplicas).to.equal(6);
+    const scaled = buildStatus({ ehpa: e, nowMs: T0 + 500, hpa: hpa({ desiredReplicas: 6, currentReplicas: 2 }), currentReplicas: 4, scaledNow: true });
+    expect(scaled.lastScaleTime).to.equal('2026-11-22T08:00:00Z');
+    expect(scaled.currentReplicas).to.equal(4);
+  });
+
+  it('reports scaling disabled with currentReplicas 0', () => {
+    const s = buildStatus({ ehpa: ehpa(), nowMs: T0, currentReplicas: 0, failure: { reason: 'ScalingDisabled', message: 'scaling is disabled since the replica count of the target is zero' } });
+    expect(s.currentReplicas).to.equal(0);
+    expect(s.conditions?.[0]?.reason).to.equal('ScalingDisabled');
+  });
+
+  it('skips copied conditions whose reason would fail metav1.Condition validation', () => {
+    const s = buildStatus({ ehpa: ehpa(), nowMs: T0, hpa: hpa({ conditions: [{ type: 'ScalingActive', status: 'False', reason: 'bad reason!', message: '' }] }) });
+    expect(s.conditions?.map((c) => c.type)).to.deep.equal(['Ready']);
+  });
+});
