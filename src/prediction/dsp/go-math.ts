@@ -87,3 +87,45 @@ export function goHypot(p: number, q: number): number {
   small = small / big;
   return big * Math.sqrt(1 + small * small);
 }
+
+/** Go's math.Frexp for finite non-zero normal x: x = frac * 2^exp, |frac| in [0.5, 1). */
+function frexp(x: number): [number, number] {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, x);
+  const hi = view.getUint32(0);
+  const exp = ((hi >>> 20) & 0x7ff) - 1022;
+  view.setUint32(0, (hi & 0x800fffff) | (1022 << 20));
+  return [view.getFloat64(0), exp];
+}
+
+/**
+ * Go's math.Pow(x, n) for a positive normal x and a whole n >= 0: Go multiplies frexp-normalized squares
+ * (not what V8's Math.pow does), so VPA's exponential bucket starts need this to match to the bit.
+ */
+export function goPowInt(x: number, n: number): number {
+  if (n === 0 || x === 1) return 1;
+  if (n === 1) return x;
+  if (!(x > 0) || !Number.isFinite(x) || !Number.isInteger(n) || n < 0) return Math.pow(x, n);
+  let a1 = 1.0;
+  let ae = 0;
+  let [x1, xe] = frexp(x);
+  for (let i = n; i !== 0; i = Math.floor(i / 2)) {
+    if (xe < -(1 << 12) || 1 << 12 < xe) {
+      ae += xe;
+      break;
+    }
+    if (i % 2 === 1) {
+      a1 *= x1;
+      ae += xe;
+    }
+    x1 *= x1;
+    xe *= 2;
+    if (x1 < 0.5) {
+      x1 += x1;
+      xe--;
+    }
+  }
+  // Ldexp: exact scaling by a power of two (split so 2^ae itself cannot overflow).
+  const half = Math.trunc(ae / 2);
+  return a1 * 2 ** half * 2 ** (ae - half);
+}
