@@ -68,6 +68,7 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
       name: `controllers-${identity}`,
       args: [
         '--controllers=ehpa,tsp',
+        '--secure-port=0',
         `--prometheus-url=${env.cluster.promUrl}`,
         '--leader-election-namespace=ehpa-system',
         `--leader-election-identity=${identity}`,
