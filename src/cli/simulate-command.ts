@@ -57,7 +57,8 @@ ${POD_CPU_REQUEST_ANNOTATION}, else 1 core); the HPA syncs every --step; behavio
 scaleDown.stabilizationWindowSeconds are not replayed; metrics other than CPU, crane_pod_cpu_usage and
 the cron metric are skipped (listed in the summary). A failed forecast is retried every --forecast-retry
 (the server retries every 30 s). "Under-provisioned" means the usage at a step exceeded the replicas in
-force (decided at the previous step) times the per-pod CPU target. Times in the output are unix seconds.`;
+force (decided at the previous step) times the per-pod CPU target. scaleStrategy and specificReplicas are
+ignored: the replay shows what Auto would do. Times in the output are unix seconds.`;
 
 export const simulateCommand: Command = {
   name: 'simulate',
