@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { goHypot, goPowInt, goSincos } from '../../../../src/prediction/dsp/go-math.ts';
+import { goHypot, goSincos } from '../../../src/gomath/go-trig.ts';
+import { goPow } from '../../../src/gomath/go-math.ts';
 
 // [x, sin, cos] printed by Go 1.26 math.Sincos on amd64 (fmt %v, shortest round-trip form).
 const GO_SINCOS: [number, number, number][] = [
@@ -29,10 +30,10 @@ const GO_POW: [number, number, number][] = [
   [3, 5, 243],
 ];
 
-describe('prediction/dsp go-math', () => {
-  it('goPowInt reproduces Go math.Pow for whole exponents', () => {
-    for (const [x, n, want] of GO_POW) expect(goPowInt(x, n), `${x}^${n}`).to.equal(want);
-    expect(goPowInt(7, 0)).to.equal(1);
+describe('gomath trig', () => {
+  it('goPow reproduces Go math.Pow for whole exponents (percentile bucket starts)', () => {
+    for (const [x, n, want] of GO_POW) expect(goPow(x, n), `${x}^${n}`).to.equal(want);
+    expect(goPow(7, 0)).to.equal(1);
   });
   it('goSincos reproduces Go math.Sincos bit for bit', () => {
     const out = new Float64Array(2);

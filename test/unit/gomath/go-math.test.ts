@@ -1,7 +1,7 @@
 // Go math ports: edge cases of Frexp/Ldexp (subnormals, under/overflow) and known Go results.
 // (The bucket tables and FindBucket probes in the conformance vectors pin Pow and Log bit for bit.)
 import { expect } from 'chai';
-import { frexp, goExp2, goLog, goPow, ldexp, roundHalfUp } from '../../../../src/vpa/model/go-math.ts';
+import { frexp, goExp2, goLog, goPow, ldexp, roundHalfUp } from '../../../src/gomath/go-math.ts';
 
 describe('go-math', () => {
   it('frexp splits into [0.5, 1) × 2^e, including subnormals and specials', () => {
