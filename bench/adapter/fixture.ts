@@ -3,7 +3,7 @@
 import type { EffectiveHorizontalPodAutoscaler } from '../../src/ehpa/types.ts';
 import type { TimeSeriesPrediction } from '../../src/prediction/types.ts';
 import type { AdapterSources, PodLike } from '../../src/adapter/providers/sources.ts';
-import type { LabelSelector } from '../../src/adapter/label-selector.ts';
+import type { LabelSelector } from '../../src/selectors/label-selector.ts';
 
 export interface BenchFixture {
   ehpas: { name: string; namespace: string; uid: string; windowSeconds: number; samples: { timestamp: number; value: string }[] }[];

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { requestInfo, BadPathError, CUSTOM_GROUP, EXTERNAL_GROUP, type RequestInfo, type Route } from './request-info.ts';
 import { statusBody, MetricError } from './status.ts';
-import { parseLabelSelector, SelectorError, type LabelSelector } from './label-selector.ts';
+import { parseLabelSelector, SelectorError, type LabelSelector } from '../selectors/label-selector.ts';
 import type { AuthnResult, UserInfo } from './authn.ts';
 import type { Authorizer } from './authz.ts';
 import type { AdapterMetrics } from './adapter-metrics.ts';

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { KubeApiError, resourcePath, type KubeApiClient } from '../kube/api-client.ts';
 import type { EventSink } from '../kube/event-recorder.ts';
 import type { SharedInformer } from '../kube/informers.ts';
-import { parseLabelSelector } from '../kube/label-selector.ts';
+import { parseLabelSelector } from '../selectors/label-selector.ts';
 import type { ScaleClient } from '../kube/scale-client.ts';
 import { semanticEqual } from '../kube/semantic-equal.ts';
 import type { StatusWriter } from '../kube/status-writer.ts';
@@ -164,7 +164,8 @@ export class EhpaReconciler {
     }
     let matches: (l: Record<string, string> | undefined) => boolean;
     try {
-      matches = parseLabelSelector(scale.status.selector);
+      const selector = parseLabelSelector(scale.status.selector);
+      matches = (labels) => selector.matches(labels);
     } catch (e) {
       throw new Failure('FailedGetScale', `target selector: ${(e as Error).message}`, false);
     }
