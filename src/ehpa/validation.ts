@@ -1,6 +1,6 @@
 // What is wrong with an EHPA before we touch the cluster for it. Each problem becomes a condition and an
 // event on that EHPA only; the others keep being reconciled (issue 6, "bad objects").
-import { cronSyntaxError } from './cron-syntax.ts';
+import { cronExpressionError } from '../cron/standard-cron.ts';
 import type { EffectiveHorizontalPodAutoscaler } from './types.ts';
 
 export interface SpecProblem {
@@ -59,7 +59,7 @@ export function validateEhpa(
     for (const field of ['start', 'end'] as const) {
       const text = cron[field];
       if (!text) continue;
-      const err = cronSyntaxError(text, isValidZone);
+      const err = cronExpressionError(text, isValidZone);
       if (err) out.push({ reason: 'InvalidCron', message: `${label}: ${field} "${text}": ${err}` });
     }
     if (cron.targetReplicas != null && (!Number.isInteger(cron.targetReplicas) || cron.targetReplicas < 0)) {
