@@ -93,6 +93,24 @@ describe('ehpa-adapter recommend', () => {
     expect(JSON.parse(b.out)).to.deep.equal({ containerRecommendations: [APP, SIDECAR] });
   });
 
+  it('loads only the checkpoints of its own VPA (by --vpa name), like upstream InitFromCheckpoints', async () => {
+    const cp = join(dir, 'cp-other.json');
+    const split = 120 * 4;
+    const first = join(dir, 'first-other.jsonl');
+    const second = join(dir, 'second-other.jsonl');
+    writeFileSync(first, jsonl(events.slice(0, split)));
+    writeFileSync(second, jsonl(events.slice(split)));
+    expect((await run(['--input', first, '--now', '2024-03-10T15:37:00Z', '--checkpoint-out', cp])).code).to.equal(0);
+    const vpa = join(dir, 'other.json');
+    writeFileSync(vpa, JSON.stringify({ metadata: { name: 'other' } }));
+    const withOther = await run(['--input', second, '--now', '2024-03-10T16:36:00Z', '--checkpoint-in', cp, '--vpa', vpa]);
+    const without = await run(['--input', second, '--now', '2024-03-10T16:36:00Z']);
+    expect(withOther.code).to.equal(0);
+    expect(withOther.err).to.match(/2 checkpoint\(s\) belong to another VPA/);
+    expect(withOther.out).to.equal(without.out);
+    expect(JSON.parse(withOther.out)).to.not.deep.equal({ containerRecommendations: [APP, SIDECAR] });
+  });
+
   it('flags carry upstream names: a larger margin raises the target', async () => {
     const r = await run(['--input', input, '--recommendation-margin-fraction', '0.5', '--pod-recommendation-min-memory-mb', '0']);
     expect(r.code, r.err).to.equal(0);
