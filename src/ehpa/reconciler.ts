@@ -18,7 +18,7 @@ import type { HorizontalPodAutoscaler, Scale, Substitute } from './hpa-types.ts'
 import { SUBSTITUTE_PLURAL, controllerOwnerReference, ownedLabels, ownedObjectName } from './naming.ts';
 import { summarizeCpuRequests, type PodLike } from './pod-requests.ts';
 import { buildStatus, type StatusInput } from './status.ts';
-import { EHPA_PLURAL, type EffectiveHorizontalPodAutoscaler } from './types.ts';
+import { EHPA_PLURAL, type EffectiveHorizontalPodAutoscaler, type EhpaStatus } from './types.ts';
 import { validateEhpa } from './validation.ts';
 
 export interface EhpaReconcilerDeps {
@@ -37,6 +37,8 @@ export interface EhpaReconcilerDeps {
   resyncMs: number;
   /** Crane's Substitute controller period: how often the Preview stand-in is pulled back to the real replicas. */
   previewResyncMs?: number;
+  /** Called with every status a reconcile computes (metrics), and with undefined when the EHPA is gone. */
+  observeStatus?: (namespace: string, name: string, status: EhpaStatus | undefined) => void;
   /** Labels/annotations to copy from the EHPA to the HPA (craned's propagation flags). */
   propagate?: (ehpa: EffectiveHorizontalPodAutoscaler) => { labels?: Record<string, string>; annotations?: Record<string, string> };
 }
@@ -93,6 +95,7 @@ export class EhpaReconciler {
     if (!ehpa || ehpa.metadata.deletionTimestamp) {
       // Owned objects go with the EHPA through ownerReference garbage collection (§B.6).
       this.selectors.delete(key);
+      this.d.observeStatus?.(namespace, name, undefined);
       return {};
     }
     const log = this.d.log.child({ namespace, name });
@@ -291,7 +294,9 @@ export class EhpaReconciler {
     const path = resourcePath(EHPA_API, EHPA_PLURAL, ehpa.metadata.namespace, ehpa.metadata.name);
     const nowMs = this.now();
     try {
-      await this.d.status.update(path, ehpa, (obj) => buildStatus({ ...input, ehpa: obj, nowMs }));
+      let last: EhpaStatus | undefined;
+      await this.d.status.update(path, ehpa, (obj) => (last = buildStatus({ ...input, ehpa: obj, nowMs })));
+      this.d.observeStatus?.(ehpa.metadata.namespace, ehpa.metadata.name, last);
     } catch (e) {
       this.d.events.event(ehpa, 'Warning', 'FailedUpdateStatus', (e as Error).message);
       throw e;

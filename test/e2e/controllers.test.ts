@@ -304,6 +304,11 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
         (h.status?.['lastScaleTime'] === undefined || e.status?.['lastScaleTime'] === h.status?.['lastScaleTime'])
       );
     }, { timeoutMs: 90_000 });
+    const m = await (await fetch(`${procs[0]!.metricsUrl}/metrics`)).text();
+    expect(m).to.match(/^ehpa_adapter_controller_leader 1$/m);
+    expect(m).to.match(/^ehpa_adapter_controller_reconcile_total\{controller="ehpa",outcome="success"\} [1-9]/m);
+    expect(m).to.match(/^ehpa_adapter_effective_hpa_replicas\{namespace="ctrl",name="web"\} \d+$/m);
+    expect(m).to.match(/^ehpa_adapter_kube_api_requests_total\{method="GET"\} [1-9]/m);
   });
 
   it('recomputes the converted CPU target when the pods\' requests change (e.g. resized by a VPA)', async () => {
