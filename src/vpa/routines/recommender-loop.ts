@@ -9,9 +9,9 @@ import type { VerticalPodAutoscalerCheckpointJSON } from '../model/checkpoint-js
 import type { OomInfo } from '../input/oom-observer.ts';
 import { vpaSelectedByRecommender, type VpaFilterOptions } from '../input/vpa-filter.ts';
 import { ClusterFeeder, vpaKey, type PodHistory, type PodObject, type TargetSelection, type UsageSample, type VpaObject } from './cluster-feeder.ts';
-import { checkpointObjects, loadCheckpoints, orphanedCheckpoints } from './checkpoints.ts';
+import { checkpointObjects, containersByAggregate, loadCheckpoints, orphanedCheckpoints, type ContainersByAggregate } from './checkpoints.ts';
 import { recommendForVpa, type RecommenderSettings } from './recommend-vpa.ts';
-import { cpuEhpaFor, SPLIT_CONDITION, splitMessage, type EhpaForSplit } from './resource-split.ts';
+import { cpuEhpaIndex, SPLIT_CONDITION, splitMessage, type EhpaForSplit } from './resource-split.ts';
 import { desiredVpaStatus, hasTrueCondition, statusChanged, type VpaStatusJSON } from './vpa-status.ts';
 
 /** Upstream's aggregateContainerStateGCInterval. */
@@ -138,13 +138,13 @@ export class RecommenderLoop {
     for (const p of this.cluster.pods.values()) stats.trackedContainers += p.containers.size;
 
     // 5. Recommendations and status.
-    const ehpas = this.o.splitWithEhpa ? this.io.ehpas() : [];
+    const cpuEhpaFor = cpuEhpaIndex(this.o.splitWithEhpa ? this.io.ehpas() : []);
     const writes: { obj: VpaObject; status: VpaStatusJSON }[] = [];
     for (const { obj, target } of withTargets) {
       const ns = obj.metadata.namespace ?? '';
       const state = this.cluster.vpas.get(vpaKey(ns, obj.metadata.name));
       if (!state) continue;
-      const split = cpuEhpaFor(ns, obj.spec?.targetRef, ehpas);
+      const split = cpuEhpaFor(ns, obj.spec?.targetRef);
       const status = timed(() => {
         const recs = recommendForVpa(state, this.o.settings, now, !!split);
         return desiredVpaStatus(obj.status as VpaStatusJSON | undefined, {
@@ -175,9 +175,11 @@ export class RecommenderLoop {
     const handled = new Set(withTargets.map(({ obj }) => vpaKey(obj.metadata.namespace, obj.metadata.name)));
     const order = vpasInCheckpointOrder([...this.cluster.vpas.values()].filter((v) => handled.has(vpaKey(v.namespace, v.name))));
     let wroteOne = false;
+    let index: ContainersByAggregate | undefined;
     for (const vpa of order) {
       if (wroteOne && this.o.now() > deadline) break;
-      const objs = timed(() => checkpointObjects(this.cluster, vpa, now));
+      index ??= timed(() => containersByAggregate(this.cluster));
+      const objs = timed(() => checkpointObjects(this.cluster, vpa, now, index));
       let ok = true;
       for (const cp of objs) {
         try {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { cpuEhpaFor, ehpaScalesOnCpu, sameTarget, withoutCpu, type EhpaForSplit } from '../../../../src/vpa/routines/resource-split.ts';
+import { cpuEhpaFor, cpuEhpaIndex, ehpaScalesOnCpu, sameTarget, withoutCpu, type EhpaForSplit } from '../../../../src/vpa/routines/resource-split.ts';
 
 const deploy = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
 function ehpa(name: string, spec: Partial<EhpaForSplit['spec']>, namespace = 'ns'): EhpaForSplit {
@@ -32,6 +32,10 @@ describe('vpa routines: HPA on CPU, VPA on memory', () => {
     expect(cpuEhpaFor('other', deploy, list)?.metadata.name).to.equal('c');
     expect(cpuEhpaFor('ns', { ...deploy, name: 'api' }, list)).to.equal(undefined);
     expect(cpuEhpaFor('ns', undefined, list)).to.equal(undefined);
+    const idx = cpuEhpaIndex(list);
+    for (const [ns, ref] of [['ns', deploy], ['other', deploy], ['ns', { ...deploy, name: 'api' }], ['ns', { ...deploy, apiVersion: 'apps/v1beta1' }], ['ns', undefined]] as const) {
+      expect(idx(ns, ref)?.metadata.name, `${ns} ${JSON.stringify(ref)}`).to.equal(cpuEhpaFor(ns, ref, list)?.metadata.name);
+    }
   });
 
   it('drops cpu from the controlled resources, keeping the rest in order', () => {
