@@ -4,6 +4,12 @@
 // to the in-memory VPAs so "write only on change" is exercised for real). Reports the loop time (total
 // and model-only, medians over the ticks after the first), the first loop (checkpoint restore + one day
 // of history), and the API requests per loop the writers would make.
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { DEFAULT_RECOMMENDATION_CONFIG, DEFAULT_RECOMMENDATION_FORMAT, PodResourceRecommender } from '../../src/vpa/logic/index.ts';
@@ -19,7 +25,10 @@ const gc = vm.runInNewContext('gc') as () => void;
 
 const WORKLOADS = Number(process.env.VPA_LOOP_WORKLOADS ?? 1000);
 const PODS_PER_WORKLOAD = Number(process.env.VPA_LOOP_PODS ?? 10);
-const TICKS = Number(process.env.VPA_LOOP_TICKS ?? 15);
+const TICKS = Number(process.env.VPA_LOOP_TICKS ?? 6);
+const ROUNDS = Number(process.env.VPA_LOOP_ROUNDS ?? 2);
+/** Every Nth workload also has an EHPA on CPU (0 = none, the default: upstream has no such split). */
+const EHPA_EVERY = Number(process.env.VPA_LOOP_EHPA_EVERY ?? 0);
 const HISTORY_HOURS = Number(process.env.VPA_LOOP_HISTORY_HOURS ?? 24);
 const START_MS = Date.UTC(2026, 10, 22, 9, 0, 0);
 const MINUTE_MS = 60_000;
@@ -50,8 +59,7 @@ class BenchIO implements RecommenderIO {
         });
       }
     }
-    // A quarter of the workloads are also scaled by an EHPA on CPU (memory-only recommendations).
-    for (let w = 0; w < WORKLOADS; w += 4) {
+    for (let w = 0; EHPA_EVERY > 0 && w < WORKLOADS; w += EHPA_EVERY) {
       this.ehpaList.push({ metadata: { name: `app-${w}`, namespace: 'bench' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: `app-${w}` }, metrics: [{ type: 'Resource', resource: { name: 'cpu' } }] } });
     }
   }
@@ -81,10 +89,13 @@ class BenchIO implements RecommenderIO {
   }
   async writeStatus(vpa: VpaObject, status: VpaStatusJSON) {
     this.requests.statusPatch++;
+    // The request body is serialised, as the API client and upstream's patch builders do.
+    JSON.stringify([{ op: 'add', path: '/status', value: status }]);
     vpa.status = status as Record<string, unknown>;
   }
   async writeCheckpoint(cp: VerticalPodAutoscalerCheckpointJSON) {
     this.requests.checkpointPatch++;
+    JSON.stringify([{ op: 'add', path: '/status', value: cp.status }]);
     this.checkpointStore.set(`${cp.metadata.namespace}/${cp.metadata.name}`, cp);
   }
   async deleteCheckpoint() {}
@@ -110,7 +121,16 @@ function median(xs: number[]): number {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 }
 
-async function run(): Promise<void> {
+interface RoundFigures {
+  firstMs: number;
+  steadyMs: number[];
+  statusWrites: number;
+  checkpointWrites: number;
+  containers: number;
+  historySamples: number;
+}
+
+async function runOurs(): Promise<RoundFigures & { modelMs: number; events: number; heapPerContainer: number }> {
   const clock = { ms: START_MS };
   const io = new BenchIO(clock);
   io.history = async () => historyFor(io);
@@ -134,20 +154,70 @@ async function run(): Promise<void> {
     clock.ms += MINUTE_MS;
   }
   gc();
-  const heapPerContainer = (process.memoryUsage().heapUsed - heap0) / (WORKLOADS * PODS_PER_WORKLOAD);
-  const first = ticks[0]!;
   const steady = ticks.slice(1);
-  const m = (f: (x: (typeof ticks)[number]) => number) => median(steady.map(f));
-  console.log(`workload: ${WORKLOADS} VPAs x ${PODS_PER_WORKLOAD} pods x 1 container = ${first.stats.trackedContainers} tracked containers, ${first.stats.historySamples} history samples at start, ${WORKLOADS / 4} VPAs split with an EHPA; ${TICKS} ticks of 1 min`);
-  console.log('');
-  console.log('| loop | total ms | model ms | status writes | checkpoint writes | events | samples accepted |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|');
-  console.log(`| first (restore + history) | ${first.stats.totalMs.toFixed(0)} | ${first.stats.modelMs.toFixed(0)} | ${first.requests.statusPatch} | ${first.requests.checkpointPatch} | ${first.requests.event} | ${first.stats.samplesAccepted} |`);
-  console.log(`| steady (median of ${steady.length}) | ${m((x) => x.stats.totalMs).toFixed(0)} | ${m((x) => x.stats.modelMs).toFixed(0)} | ${m((x) => x.requests.statusPatch)} | ${m((x) => x.requests.checkpointPatch)} | ${m((x) => x.requests.event)} | ${m((x) => x.stats.samplesAccepted)} |`);
-  console.log('');
-  const reqs = m((x) => x.requests.statusPatch + x.requests.checkpointPatch + x.requests.event + x.requests.list);
-  console.log(`API requests per steady loop (writers): ${reqs} (= status PATCH per VPA whose status changed + one checkpoint PATCH per VPA container name; reads come from the informer caches)`);
-  console.log(`heap after ${TICKS} loops: ${(heapPerContainer / 1024).toFixed(1)} KiB per tracked container`);
+  return {
+    firstMs: ticks[0]!.stats.totalMs,
+    steadyMs: steady.map((x) => x.stats.totalMs),
+    modelMs: median(steady.map((x) => x.stats.modelMs)),
+    statusWrites: median(steady.map((x) => x.requests.statusPatch)),
+    checkpointWrites: median(steady.map((x) => x.requests.checkpointPatch)),
+    events: ticks.reduce((n, x) => n + x.requests.event, 0),
+    containers: ticks[0]!.stats.trackedContainers,
+    historySamples: ticks[0]!.stats.historySamples ?? 0,
+    heapPerContainer: (process.memoryUsage().heapUsed - heap0) / (WORKLOADS * PODS_PER_WORKLOAD),
+  };
 }
 
-await run();
+/** The upstream side, built once per source hash under ~/.cache/ehpa-adapter/. */
+function buildUpstream(): string {
+  const dir = fileURLToPath(new URL('upstream/', import.meta.url));
+  const hash = createHash('sha256');
+  for (const f of ['go.mod', 'go.sum', 'main.go']) hash.update(readFileSync(join(dir, f)));
+  const out = join(homedir(), '.cache', 'ehpa-adapter', `vpa-loop-upstream-v1.8.1-${hash.digest('hex').slice(0, 12)}`);
+  const bin = join(out, 'vpa-loop-upstream');
+  if (existsSync(bin)) return bin;
+  mkdirSync(out, { recursive: true });
+  const tmp = `${bin}.tmp-${process.pid}`;
+  execFileSync('go', ['build', '-o', tmp, '.'], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, GOFLAGS: '-mod=mod' } });
+  renameSync(tmp, bin);
+  return bin;
+}
+
+function runUpstream(bin: string): RoundFigures {
+  const input = JSON.stringify({ workloads: WORKLOADS, pods: PODS_PER_WORKLOAD, ticks: TICKS, historyHours: HISTORY_HOURS, startMs: START_MS });
+  const r = JSON.parse(execFileSync(bin, [], { input, maxBuffer: 1 << 24 }).toString()) as { loopMs: number[]; statusPatches: number[]; checkpointPatches: number[]; trackedContainers: number; historySamples: number };
+  return {
+    firstMs: r.loopMs[0]!,
+    steadyMs: r.loopMs.slice(1),
+    statusWrites: median(r.statusPatches.slice(1)),
+    checkpointWrites: median(r.checkpointPatches.slice(1)),
+    containers: r.trackedContainers,
+    historySamples: r.historySamples,
+  };
+}
+
+const upstreamBin = process.env.VPA_LOOP_SKIP_UPSTREAM ? undefined : buildUpstream();
+const ours: Awaited<ReturnType<typeof runOurs>>[] = [];
+const theirs: RoundFigures[] = [];
+for (let round = 0; round < ROUNDS; round++) {
+  // Alternate, so load from other jobs on the shared machine hits both sides alike.
+  ours.push(await runOurs());
+  if (upstreamBin) theirs.push(runUpstream(upstreamBin));
+}
+const o = ours[ours.length - 1]!;
+console.log(`workload: ${WORKLOADS} VPAs x ${PODS_PER_WORKLOAD} pods x 1 container = ${o.containers} tracked containers, ${o.historySamples} history samples at start, ${EHPA_EVERY ? Math.ceil(WORKLOADS / EHPA_EVERY) : 0} VPAs split with an EHPA; ${TICKS} ticks of 1 min x ${ROUNDS} rounds (alternating)`);
+console.log('');
+console.log('| side | first loop ms (restore + history) | steady loop ms (median) | status writes / loop | checkpoint writes / loop |');
+console.log('|---|---:|---:|---:|---:|');
+const row = (name: string, xs: RoundFigures[]) =>
+  console.log(`| ${name} | ${median(xs.map((x) => x.firstMs)).toFixed(0)} | ${median(xs.flatMap((x) => x.steadyMs)).toFixed(0)} | ${median(xs.map((x) => x.statusWrites))} | ${median(xs.map((x) => x.checkpointWrites))} |`);
+row('ehpa-adapter (TypeScript)', ours);
+if (theirs.length) {
+  row('upstream VPA recommender v1.8.1 RunOnce (Go)', theirs);
+  const ratio = median(theirs.flatMap((x) => x.steadyMs)) / median(ours.flatMap((x) => x.steadyMs));
+  console.log('');
+  console.log(`steady loop: upstream / ours = ${ratio.toFixed(1)}x`);
+}
+console.log('');
+console.log(`ours: model-only ${median(ours.map((x) => x.modelMs)).toFixed(0)} ms of the steady loop; ${o.events} events; heap ${(o.heapPerContainer / 1024).toFixed(1)} KiB per tracked container`);
+console.log(`API requests per steady loop (writers): ${o.statusWrites + o.checkpointWrites} = one status PATCH per VPA whose status changed (the bounds move with every sample) + one checkpoint PATCH per VPA container name; reads come from the informer caches`);
