@@ -31,8 +31,10 @@ import { TspReconciler } from '../prediction/controller/tsp-reconciler.ts';
 import { createTspController } from '../prediction/controller/tsp-controller.ts';
 import { CoreForecaster } from '../prediction/controller/core-forecaster.ts';
 import type { Forecaster } from '../prediction/controller/forecaster.ts';
+import { VPA_RECOMMENDER_FLAGS } from '../vpa/routines/recommender-flags.ts';
+import { setupVpaRecommender } from '../vpa/routines/recommender-controller.ts';
 
-export const CONTROLLER_NAMES = ['ehpa', 'tsp'] as const;
+export const CONTROLLER_NAMES = ['ehpa', 'tsp', 'vpa-recommender'] as const;
 
 export const KUBE_FLAGS: readonly FlagSpec[] = [
   { name: 'kubeconfig', type: 'string', default: undefined, help: 'kubeconfig file (default: in-cluster config, else $KUBECONFIG or ~/.kube/config)' },
@@ -60,6 +62,7 @@ export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
   { name: 'tsp-workers', type: 'int', default: 10, min: 1, help: 'concurrent TimeSeriesPrediction reconciles' },
   { name: 'prediction-update-frequency', type: 'duration', default: '30s', help: 'how often each TimeSeriesPrediction is checked for freshness' },
   { name: 'model-update-interval', type: 'duration', default: '12h', help: 'a forecast older than this is rebuilt from fresh history' },
+  ...VPA_RECOMMENDER_FLAGS,
 ];
 
 /** The process' connection to Kubernetes: one client and one set of informer caches for every loop. */
@@ -200,6 +203,10 @@ export function startControllers(o: StartControllersOptions): RunningControllers
       for (const t of tsps.list()) runner.enqueue(`${t.metadata.namespace}/${t.metadata.name}`);
       return runner;
     });
+  }
+
+  if (names.includes('vpa-recommender')) {
+    makers.push(setupVpaRecommender({ flags, client: ctx.client, informers: ctx.informers, discovery: ctx.discovery, events, registry: o.registry, log, now: o.now }));
   }
 
   ctx.informers.startAll();

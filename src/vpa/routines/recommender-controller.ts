@@ -1,0 +1,127 @@
+// The VPA recommender as one of serve's leader-elected controllers: informers are registered at setup
+// (so they share the process' caches and sync with the others), and each leadership term gets a fresh
+// loop (fresh model, restored from checkpoints and history) ticking every --recommender-interval.
+import type { Logger } from 'pino';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { ParsedFlags } from '../../config/flags.ts';
+import { ControllerRunner } from '../../kube/controller-runner.ts';
+import { KINDS, type InformerRegistry, type KubeObject } from '../../kube/informers.ts';
+import type { KubeApiClient } from '../../kube/api-client.ts';
+import type { ResourceDiscovery } from '../../kube/discovery.ts';
+import type { EventSink } from '../../kube/event-recorder.ts';
+import { PrometheusHistory } from '../../prediction/history/prometheus.ts';
+import type { PodObject, VpaObject } from './cluster-feeder.ts';
+import { historyPodLabelsByName } from './history-attribution.ts';
+import { KubeRecommenderIO } from './kube-recommender-io.ts';
+import { OomWatcher } from './oom-watcher.ts';
+import { RecommenderLoop } from './recommender-loop.ts';
+import { promDuration, recommenderConfigFromFlags } from './recommender-flags.ts';
+import type { EhpaForSplit } from './resource-split.ts';
+import { TargetSelectors } from './target-selectors.ts';
+import { AutoUsage, MetricsApiUsage, PrometheusCurrentUsage, prometheusPodHistory, type UsageSource } from './usage-sources.ts';
+import type { PodJSON } from '../input/oom-observer.ts';
+
+export interface VpaRecommenderSetup {
+  flags: ParsedFlags;
+  client: KubeApiClient;
+  informers: InformerRegistry;
+  discovery: ResourceDiscovery;
+  events: EventSink;
+  registry: Registry;
+  log: Logger;
+  now?: () => number;
+}
+
+function registerMetrics(registry: Registry) {
+  return {
+    duration: new Histogram({
+      name: 'ehpa_adapter_vpa_recommender_loop_duration_seconds',
+      help: 'Duration of one VPA recommender loop',
+      buckets: [0.01, 0.05, 0.2, 1, 5, 20, 60],
+      registers: [registry],
+    }),
+    containers: new Gauge({ name: 'ehpa_adapter_vpa_recommender_tracked_containers', help: 'Containers the VPA recommender models (pods under a VPA)', registers: [registry] }),
+    vpas: new Gauge({ name: 'ehpa_adapter_vpa_recommender_vpas', help: 'VPAs this recommender handles', registers: [registry] }),
+    writes: new Counter({ name: 'ehpa_adapter_vpa_recommender_writes_total', help: 'VPA status and checkpoint writes', labelNames: ['kind'], registers: [registry] }),
+    ooms: new Counter({ name: 'ehpa_adapter_vpa_recommender_ooms_total', help: 'OOM kills fed to the model', registers: [registry] }),
+  };
+}
+
+/** Registers what the recommender needs and returns the per-term runner factory. */
+export function setupVpaRecommender(s: VpaRecommenderSetup): () => ControllerRunner {
+  const f = s.flags;
+  const cfg = recommenderConfigFromFlags(f);
+  const now = s.now ?? Date.now;
+  const log = s.log.child({ controller: 'vpa-recommender' });
+  const vpas = s.informers.informer<VpaObject & KubeObject>(KINDS.vpa);
+  const pods = s.informers.informer<PodObject & KubeObject>(KINDS.pod);
+  const ehpas = f['recommender-split-with-ehpa'] ? s.informers.informer<EhpaForSplit & KubeObject>(KINDS.ehpa) : undefined;
+  const ooms = new OomWatcher(s.informers.informer<PodJSON & KubeObject>(KINDS.pod));
+  const metrics = registerMetrics(s.registry);
+  const url = f['prometheus-url'] as string | undefined;
+  const timeoutMs = f['prometheus-timeout'] as number;
+  const prom = url
+    ? new PrometheusCurrentUsage({ url, labels: cfg.labels, rateWindow: promDuration(f['current-usage-cpu-rate-window'] as number), timeoutMs })
+    : undefined;
+  const api = new MetricsApiUsage(s.client, cfg.filter.vpaObjectNamespace);
+  const source = f['recommender-usage-source'] as string;
+  let usage: UsageSource;
+  if (source === 'metrics-api') usage = api;
+  else if (source === 'prometheus') {
+    if (!prom) log.warn('--recommender-usage-source=prometheus without --prometheus-url: no current usage');
+    usage = prom ?? { name: 'none', current: () => Promise.reject(new Error('no --prometheus-url')) };
+  } else usage = new AutoUsage(api, prom, now);
+  const history =
+    url && f['recommender-prometheus-history']
+      ? () =>
+          prometheusPodHistory({
+            history: new PrometheusHistory({ url, timeoutMs, maxPoints: f['prometheus-max-points'] as number }),
+            labels: cfg.labels,
+            lengthMs: f['history-length'] as number,
+            resolutionMs: f['history-resolution'] as number,
+            now,
+          })
+      : undefined;
+  const selectors = new TargetSelectors(s.client, s.discovery, now);
+  const intervalMs = f['recommender-interval'] as number;
+
+  return () => {
+    // A new term starts from the caches: OOMs seen while not leading belong to the previous leader's model.
+    ooms.take();
+    const io = new KubeRecommenderIO({ client: s.client, vpas, pods, ehpas, selectors, usage, history, ooms, events: s.events, namespace: cfg.filter.vpaObjectNamespace });
+    const loop = new RecommenderLoop(io, {
+      settings: cfg.settings,
+      filter: cfg.filter,
+      splitWithEhpa: !!ehpas,
+      checkpointsTimeoutMs: f['checkpoints-timeout'] as number,
+      checkpointsGcIntervalMs: f['checkpoints-gc-interval'] as number,
+      updateWorkers: f['recommender-update-workers'] as number,
+      now,
+      historyPodLabels: historyPodLabelsByName,
+      log,
+    });
+    const runner = new ControllerRunner({
+      name: 'vpa-recommender',
+      workers: 1,
+      log,
+      reconcile: async () => {
+        try {
+          const st = await loop.runOnce();
+          metrics.duration.observe(st.totalMs / 1000);
+          metrics.containers.set(st.trackedContainers);
+          metrics.vpas.set(st.vpas);
+          metrics.writes.inc({ kind: 'status' }, st.statusWrites);
+          metrics.writes.inc({ kind: 'checkpoint' }, st.checkpointWrites);
+          metrics.ooms.inc(st.ooms);
+          log.debug({ ...st }, 'vpa-recommender loop done');
+        } catch (e) {
+          // One bad loop must not stop the ticker.
+          log.error({ err: (e as Error).message }, 'vpa-recommender loop failed');
+        }
+        return { requeueAfterMs: intervalMs };
+      },
+    });
+    runner.enqueue('tick');
+    return runner;
+  };
+}

@@ -1,0 +1,122 @@
+// `serve` flags of the VPA recommender loop, with upstream's names and defaults where upstream has the
+// flag (recommender/config/config.go). Deviations, documented in README: the cAdvisor label defaults are
+// those of today's kubelet (`pod`, `container`, `namespace`, job `kubelet`) rather than upstream's legacy
+// `pod_name`/`name`/`kubernetes-cadvisor`; history and checkpoints are both used at start-up.
+import { UsageError, type FlagSpec, type ParsedFlags } from '../../config/flags.ts';
+import { Quantity } from '../../quantity/index.ts';
+import { AggregationsConfig } from '../model/aggregations-config.ts';
+import { DEFAULT_RECOMMENDATION_CONFIG, DEFAULT_RECOMMENDATION_FORMAT, PodResourceRecommender, type QuantityList } from '../logic/index.ts';
+import { DEFAULT_RECOMMENDER_NAME, type VpaFilterOptions } from '../input/vpa-filter.ts';
+import type { PrometheusHistoryConfig } from '../input/prometheus-history.ts';
+import type { RecommenderSettings } from './recommend-vpa.ts';
+
+const d = DEFAULT_RECOMMENDATION_CONFIG;
+
+export const VPA_RECOMMENDER_FLAGS: readonly FlagSpec[] = [
+  { name: 'recommender-name', type: 'string', default: DEFAULT_RECOMMENDER_NAME, help: 'VPAs whose spec.recommenders names this (or, for "default", lists none) are handled' },
+  { name: 'recommender-interval', type: 'duration', default: '1m', min: 1, help: 'how often the VPA recommender loop runs' },
+  { name: 'checkpoints-timeout', type: 'duration', default: '1m', min: 1, help: 'time budget for writing VPA checkpoints in one loop (oldest first)' },
+  { name: 'checkpoints-gc-interval', type: 'duration', default: '10m', min: 1, help: 'how often checkpoints of deleted VPAs are removed' },
+  { name: 'recommender-update-workers', type: 'int', default: 10, min: 1, help: 'concurrent VPA status writes' },
+  { name: 'vpa-object-namespace', type: 'string', default: '', help: 'handle VPAs of this namespace only (empty: all)' },
+  { name: 'ignored-vpa-object-namespaces', type: 'string', default: '', help: 'comma-separated namespaces whose VPAs are ignored' },
+  { name: 'recommender-split-with-ehpa', type: 'bool', default: true, help: 'recommend memory only for a VPA whose target an EHPA scales on CPU' },
+  { name: 'recommender-usage-source', type: 'enum', values: ['auto', 'metrics-api', 'prometheus'], default: 'auto', help: 'current usage: metrics.k8s.io when served (auto), or Prometheus instant queries' },
+  { name: 'current-usage-cpu-rate-window', type: 'duration', default: '1m', min: 1000, help: 'rate() window of the Prometheus current-CPU query' },
+  { name: 'recommender-prometheus-history', type: 'bool', default: true, help: 'load usage history from --prometheus-url at start-up for VPAs without checkpoints' },
+  { name: 'history-length', type: 'duration', default: '8d', min: 1000, help: 'how much history to load at start-up' },
+  { name: 'history-resolution', type: 'duration', default: '1h', min: 1000, help: 'step of the start-up history queries (and their rate window)' },
+  { name: 'prometheus-cadvisor-job-name', type: 'string', default: 'kubelet', help: 'job label of the cAdvisor series (empty: any job)' },
+  { name: 'container-pod-name-label', type: 'string', default: 'pod', help: 'pod-name label of the cAdvisor series' },
+  { name: 'container-name-label', type: 'string', default: 'container', help: 'container-name label of the cAdvisor series' },
+  { name: 'container-namespace-label', type: 'string', default: 'namespace', help: 'namespace label of the cAdvisor series' },
+  { name: 'history-cpu-metric', type: 'string', default: 'container_cpu_usage_seconds_total', help: 'cAdvisor CPU counter' },
+  { name: 'history-memory-metric', type: 'string', default: 'container_memory_working_set_bytes', help: 'cAdvisor working-set gauge' },
+  { name: 'memory-aggregation-interval', type: 'duration', default: '24h', min: 1, help: 'length of one memory-peak window' },
+  { name: 'memory-aggregation-interval-count', type: 'int', default: 8, min: 1, help: 'windows of memory history kept' },
+  { name: 'oom-bump-up-ratio', type: 'float', default: 1.2, min: 0, help: 'memory bump-up ratio after an OOM' },
+  { name: 'oom-min-bump-up-bytes', type: 'float', default: 104857600, min: 0, help: 'minimal memory bump-up in bytes after an OOM' },
+  { name: 'recommendation-margin-fraction', type: 'float', default: d.safetyMarginFraction, min: 0, help: 'fraction of usage added as the safety margin' },
+  { name: 'pod-recommendation-min-cpu-millicores', type: 'float', default: d.podMinCPUMillicores, min: 0, help: 'minimum CPU recommendation for a pod' },
+  { name: 'pod-recommendation-min-memory-mb', type: 'float', default: d.podMinMemoryMb, min: 0, help: 'minimum memory recommendation for a pod' },
+  { name: 'target-cpu-percentile', type: 'float', default: d.targetCPUPercentile, min: 0, max: 1, help: 'CPU usage percentile for the target' },
+  { name: 'target-memory-percentile', type: 'float', default: d.targetMemoryPercentile, min: 0, max: 1, help: 'memory peak percentile for the target' },
+  { name: 'container-recommendation-max-allowed-cpu', type: 'string', default: undefined, help: 'global maximum CPU per container (quantity)' },
+  { name: 'container-recommendation-max-allowed-memory', type: 'string', default: undefined, help: 'global maximum memory per container (quantity)' },
+  { name: 'cpu-integer-post-processor-enabled', type: 'bool', default: false, help: 'honour vpa-post-processor.kubernetes.io/{container}_integerCPU annotations' },
+];
+
+function micros(f: ParsedFlags, name: string): number {
+  return Math.round((f[name] as number) * 1000);
+}
+
+function quantity(f: ParsedFlags, name: string): Quantity | undefined {
+  const v = f[name] as string | undefined;
+  if (v === undefined || v === '') return undefined;
+  try {
+    return Quantity.parse(v);
+  } catch {
+    throw new UsageError(`invalid value "${v}" for --${name}: not a quantity`);
+  }
+}
+
+/** Prometheus durations are whole seconds or more here ("90s"), which both PromQL and our flags accept. */
+export function promDuration(ms: number): string {
+  return `${Math.max(1, Math.round(ms / 1000))}s`;
+}
+
+export interface RecommenderConfig {
+  settings: RecommenderSettings;
+  filter: VpaFilterOptions;
+  labels: PrometheusHistoryConfig;
+}
+
+/** Validates and converts the flags; throws UsageError on a bad value. */
+export function recommenderConfigFromFlags(f: ParsedFlags): RecommenderConfig {
+  const aggregations = new AggregationsConfig({
+    memoryAggregationInterval: micros(f, 'memory-aggregation-interval'),
+    memoryAggregationIntervalCount: f['memory-aggregation-interval-count'] as number,
+    oomBumpUpRatio: f['oom-bump-up-ratio'] as number,
+    oomMinBumpUp: f['oom-min-bump-up-bytes'] as number,
+  });
+  const config = {
+    ...DEFAULT_RECOMMENDATION_CONFIG,
+    safetyMarginFraction: f['recommendation-margin-fraction'] as number,
+    podMinCPUMillicores: f['pod-recommendation-min-cpu-millicores'] as number,
+    podMinMemoryMb: f['pod-recommendation-min-memory-mb'] as number,
+    targetCPUPercentile: f['target-cpu-percentile'] as number,
+    targetMemoryPercentile: f['target-memory-percentile'] as number,
+  };
+  const globalMaxAllowed: QuantityList = new Map();
+  const maxCpu = quantity(f, 'container-recommendation-max-allowed-cpu');
+  const maxMem = quantity(f, 'container-recommendation-max-allowed-memory');
+  if (maxCpu) globalMaxAllowed.set('cpu', maxCpu);
+  if (maxMem) globalMaxAllowed.set('memory', maxMem);
+  const ns = (f['vpa-object-namespace'] as string) || undefined;
+  return {
+    settings: {
+      aggregations,
+      gates: {},
+      recommender: new PodResourceRecommender(config),
+      format: DEFAULT_RECOMMENDATION_FORMAT,
+      cpuIntegerPostProcessorEnabled: f['cpu-integer-post-processor-enabled'] as boolean,
+      globalMaxAllowed: globalMaxAllowed.size > 0 ? globalMaxAllowed : undefined,
+    },
+    filter: {
+      recommenderName: f['recommender-name'] as string,
+      vpaObjectNamespace: ns,
+      ignoredNamespaces: (f['ignored-vpa-object-namespaces'] as string).split(',').map((s) => s.trim()).filter(Boolean),
+    },
+    labels: {
+      cadvisorMetricsJobName: f['prometheus-cadvisor-job-name'] as string,
+      ctrPodNameLabel: f['container-pod-name-label'] as string,
+      ctrNameLabel: f['container-name-label'] as string,
+      ctrNamespaceLabel: f['container-namespace-label'] as string,
+      historyResolution: promDuration(f['history-resolution'] as number),
+      cpuMetricName: f['history-cpu-metric'] as string,
+      memoryMetricName: f['history-memory-metric'] as string,
+      podLabelsMetricName: '',
+      namespace: ns,
+    },
+  };
+}

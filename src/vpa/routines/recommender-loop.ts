@@ -1,0 +1,250 @@
+// The recommender's main loop, one RunOnce per tick (upstream routines/recommender.go): VPAs, pods,
+// current usage and OOMs into the model; recommendation and conditions into each VPA's status (written
+// only when changed); checkpoints for as many VPAs as fit in the checkpoint budget, oldest first;
+// checkpoint and aggregate GC. The first run restores checkpoints and then loads Prometheus history for
+// the VPAs that had none. Every side effect goes through `RecommenderIO`, time through `now`.
+import type { Logger } from 'pino';
+import { ClusterState, vpasInCheckpointOrder, type Labels, type VpaState } from '../model/cluster-state.ts';
+import type { VerticalPodAutoscalerCheckpointJSON } from '../model/checkpoint-json.ts';
+import type { OomInfo } from '../input/oom-observer.ts';
+import { vpaSelectedByRecommender, type VpaFilterOptions } from '../input/vpa-filter.ts';
+import { ClusterFeeder, vpaKey, type PodHistory, type PodObject, type TargetSelection, type UsageSample, type VpaObject } from './cluster-feeder.ts';
+import { checkpointObjects, containersByAggregate, loadCheckpoints, orphanedCheckpoints, type ContainersByAggregate } from './checkpoints.ts';
+import { recommendForVpa, type RecommenderSettings } from './recommend-vpa.ts';
+import { cpuEhpaIndex, SPLIT_CONDITION, splitMessage, type EhpaForSplit } from './resource-split.ts';
+import { desiredVpaStatus, hasTrueCondition, statusChanged, type VpaStatusJSON } from './vpa-status.ts';
+
+/** Upstream's aggregateContainerStateGCInterval. */
+const AGGREGATE_GC_INTERVAL_MICROS = 3_600_000_000;
+
+export interface RecommenderIO {
+  vpas(): readonly VpaObject[];
+  pods(): readonly PodObject[];
+  ehpas(): readonly EhpaForSplit[];
+  /** The VPA's pod selector from its targetRef (cached by the implementation). */
+  targetSelector(vpa: VpaObject): Promise<TargetSelection>;
+  currentUsage(): Promise<UsageSample[]>;
+  /** Start-up history, or undefined when history is off. */
+  history?: () => Promise<PodHistory[]>;
+  checkpoints(): Promise<VerticalPodAutoscalerCheckpointJSON[]>;
+  /** OOMs seen since the last call. */
+  takeOoms(): OomInfo[];
+  writeStatus(vpa: VpaObject, status: VpaStatusJSON): Promise<void>;
+  writeCheckpoint(cp: VerticalPodAutoscalerCheckpointJSON): Promise<void>;
+  deleteCheckpoint(namespace: string, name: string): Promise<void>;
+  event(vpa: VpaObject, type: 'Normal' | 'Warning', reason: string, message: string): void;
+}
+
+export interface LoopOptions {
+  settings: RecommenderSettings;
+  filter: VpaFilterOptions;
+  /** Memory-only recommendations for VPAs whose target an EHPA scales on CPU. */
+  splitWithEhpa: boolean;
+  checkpointsTimeoutMs: number;
+  checkpointsGcIntervalMs: number;
+  /** Concurrent status writes (upstream --update-worker-count). */
+  updateWorkers: number;
+  /** Wall clock in milliseconds (injected). */
+  now: () => number;
+  /** Attributes a non-live history pod to VPA targets by pod name; undefined = drop it. */
+  historyPodLabels?: (namespace: string, pod: string, vpas: readonly { obj: VpaObject; target: TargetSelection }[]) => Labels | undefined;
+  log?: Logger;
+}
+
+export interface LoopStats {
+  vpas: number;
+  trackedPods: number;
+  trackedContainers: number;
+  samplesAccepted: number;
+  samplesRejected: number;
+  ooms: number;
+  statusWrites: number;
+  checkpointWrites: number;
+  checkpointDeletes: number;
+  events: number;
+  /** Milliseconds of the model part (feeding, recommending, building checkpoints) without waiting on I/O. */
+  modelMs: number;
+  totalMs: number;
+  historySamples?: number;
+  checkpointsRestored?: number;
+}
+
+async function forEachLimit<T>(items: readonly T[], limit: number, fn: (t: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+}
+
+export class RecommenderLoop {
+  readonly cluster: ClusterState;
+  readonly feeder: ClusterFeeder;
+  private initialized = false;
+  private lastCheckpointGcMs = -Infinity;
+
+  constructor(
+    private readonly io: RecommenderIO,
+    private readonly o: LoopOptions,
+  ) {
+    this.cluster = new ClusterState({ config: o.settings.aggregations, gates: o.settings.gates });
+    this.feeder = new ClusterFeeder(this.cluster);
+  }
+
+  async runOnce(): Promise<LoopStats> {
+    const t0 = performance.now();
+    let modelMs = 0;
+    const timed = <T>(f: () => T): T => {
+      const s = performance.now();
+      try {
+        return f();
+      } finally {
+        modelMs += performance.now() - s;
+      }
+    };
+    const nowMs = Math.round(this.o.now());
+    const now = nowMs * 1000;
+    const stats: LoopStats = { vpas: 0, trackedPods: 0, trackedContainers: 0, samplesAccepted: 0, samplesRejected: 0, ooms: 0, statusWrites: 0, checkpointWrites: 0, checkpointDeletes: 0, events: 0, modelMs: 0, totalMs: 0 };
+
+    // 1. VPAs this recommender handles, with their selectors.
+    const selected = this.io.vpas().filter((v) => vpaSelectedByRecommender({ namespace: v.metadata.namespace ?? '', recommenders: v.spec?.recommenders }, this.o.filter));
+    const targets: TargetSelection[] = new Array(selected.length);
+    await forEachLimit([...selected.keys()], this.o.updateWorkers, async (i) => {
+      targets[i] = await this.io.targetSelector(selected[i]!);
+    });
+    const withTargets = selected.map((obj, i) => ({ obj, target: targets[i]! }));
+    timed(() => this.feeder.syncVpas(withTargets));
+    stats.vpas = withTargets.length;
+
+    if (!this.initialized) {
+      await this.init(now, withTargets, stats, timed);
+      this.initialized = true;
+    }
+
+    // 2-4. Pods, current usage, OOMs.
+    const pods = this.io.pods();
+    stats.trackedPods = timed(() => this.feeder.syncPods(pods, now)).tracked;
+    let samples: UsageSample[] = [];
+    try {
+      samples = await this.io.currentUsage();
+    } catch (e) {
+      this.o.log?.warn({ err: (e as Error).message }, 'vpa-recommender: current usage unavailable this loop');
+    }
+    const fed = timed(() => this.feeder.addUsage(samples));
+    const ooms = timed(() => this.feeder.recordOoms(this.io.takeOoms()));
+    stats.samplesAccepted = fed.accepted;
+    stats.samplesRejected = fed.rejected;
+    stats.ooms = ooms.accepted;
+    for (const p of this.cluster.pods.values()) stats.trackedContainers += p.containers.size;
+
+    // 5. Recommendations and status.
+    const cpuEhpaFor = cpuEhpaIndex(this.o.splitWithEhpa ? this.io.ehpas() : []);
+    const writes: { obj: VpaObject; status: VpaStatusJSON }[] = [];
+    for (const { obj, target } of withTargets) {
+      const ns = obj.metadata.namespace ?? '';
+      const state = this.cluster.vpas.get(vpaKey(ns, obj.metadata.name));
+      if (!state) continue;
+      const split = cpuEhpaFor(ns, obj.spec?.targetRef);
+      const status = timed(() => {
+        const recs = recommendForVpa(state, this.o.settings, now, !!split);
+        return desiredVpaStatus(obj.status as VpaStatusJSON | undefined, {
+          recommendation: recs,
+          podsMatched: state.podCount > 0,
+          configUnsupported: target.unsupported,
+          splitWithEhpa: split?.metadata.name,
+          now,
+        });
+      });
+      if (split && !hasTrueCondition(obj.status as VpaStatusJSON | undefined, SPLIT_CONDITION)) {
+        this.io.event(obj, 'Normal', SPLIT_CONDITION, splitMessage(split.metadata.name));
+        stats.events++;
+      }
+      if (timed(() => statusChanged(obj.status as VpaStatusJSON | undefined, status))) writes.push({ obj, status });
+    }
+    await forEachLimit(writes, this.o.updateWorkers, async ({ obj, status }) => {
+      try {
+        await this.io.writeStatus(obj, status);
+        stats.statusWrites++;
+      } catch (e) {
+        this.o.log?.warn({ namespace: obj.metadata.namespace, name: obj.metadata.name, err: (e as Error).message }, 'vpa-recommender: status write failed');
+      }
+    });
+
+    // 6. Checkpoints, least recently written VPA first, until the budget is spent (at least one VPA).
+    const deadline = this.o.now() + this.o.checkpointsTimeoutMs;
+    const handled = new Set(withTargets.map(({ obj }) => vpaKey(obj.metadata.namespace, obj.metadata.name)));
+    const order = vpasInCheckpointOrder([...this.cluster.vpas.values()].filter((v) => handled.has(vpaKey(v.namespace, v.name))));
+    let wroteOne = false;
+    let index: ContainersByAggregate | undefined;
+    for (const vpa of order) {
+      if (wroteOne && this.o.now() > deadline) break;
+      index ??= timed(() => containersByAggregate(this.cluster));
+      const objs = timed(() => checkpointObjects(this.cluster, vpa, now, index));
+      let ok = true;
+      for (const cp of objs) {
+        try {
+          await this.io.writeCheckpoint(cp);
+          stats.checkpointWrites++;
+        } catch (e) {
+          ok = false;
+          this.o.log?.warn({ namespace: vpa.namespace, name: cp.metadata.name, err: (e as Error).message }, 'vpa-recommender: checkpoint write failed');
+        }
+      }
+      if (ok) vpa.checkpointWritten = now;
+      wroteOne = true;
+    }
+    if (nowMs - this.lastCheckpointGcMs >= this.o.checkpointsGcIntervalMs) {
+      this.lastCheckpointGcMs = nowMs;
+      stats.checkpointDeletes = await this.collectCheckpointGarbage();
+    }
+
+    // 7. Aggregates, at most hourly.
+    timed(() => this.cluster.garbageCollect(now, AGGREGATE_GC_INTERVAL_MICROS, (pod) => this.feeder.podUnderVpa(pod.id.namespace, pod.labels)));
+    stats.modelMs = modelMs;
+    stats.totalMs = performance.now() - t0;
+    return stats;
+  }
+
+  private async init(now: number, vpas: { obj: VpaObject; target: TargetSelection }[], stats: LoopStats, timed: <T>(f: () => T) => T): Promise<void> {
+    let restored = new Set<string>();
+    try {
+      const cps = await this.io.checkpoints();
+      const r = timed(() => loadCheckpoints(this.cluster, cps, now));
+      for (const e of r.errors) this.o.log?.warn({ err: e }, 'vpa-recommender: checkpoint skipped');
+      restored = r.restored;
+      stats.checkpointsRestored = r.loaded;
+      this.o.log?.info({ checkpoints: r.loaded, vpas: r.restored.size }, 'vpa-recommender: restored from checkpoints');
+    } catch (e) {
+      this.o.log?.warn({ err: (e as Error).message }, 'vpa-recommender: could not list checkpoints; starting without');
+    }
+    if (!this.io.history) return;
+    try {
+      const histories = await this.io.history();
+      const live = new Map<string, Labels>();
+      for (const p of this.io.pods()) live.set(`${p.metadata.namespace ?? ''}/${p.metadata.name}`, p.metadata.labels ?? {});
+      const labelsOf = (ns: string, pod: string) => live.get(`${ns}/${pod}`) ?? this.o.historyPodLabels?.(ns, pod, vpas);
+      const skip = (v: VpaState) => restored.has(vpaKey(v.namespace, v.name));
+      const n = timed(() => this.feeder.feedHistory(histories, now, labelsOf, skip));
+      stats.historySamples = n.accepted;
+      this.o.log?.info({ pods: histories.length, samples: n.accepted, rejected: n.rejected, skippedPods: n.untracked }, 'vpa-recommender: loaded Prometheus history');
+    } catch (e) {
+      this.o.log?.warn({ err: (e as Error).message }, 'vpa-recommender: Prometheus history unavailable; starting without');
+    }
+  }
+
+  private async collectCheckpointGarbage(): Promise<number> {
+    let deleted = 0;
+    try {
+      const all = new Set(this.io.vpas().map((v) => vpaKey(v.metadata.namespace, v.metadata.name)));
+      const inScope = (ns: string) => (!this.o.filter.vpaObjectNamespace || ns === this.o.filter.vpaObjectNamespace) && !this.o.filter.ignoredNamespaces?.includes(ns);
+      const orphans = orphanedCheckpoints(await this.io.checkpoints(), (ns, name) => !inScope(ns) || all.has(vpaKey(ns, name)));
+      for (const o of orphans) {
+        await this.io.deleteCheckpoint(o.namespace, o.name);
+        deleted++;
+      }
+    } catch (e) {
+      this.o.log?.warn({ err: (e as Error).message }, 'vpa-recommender: checkpoint garbage collection failed');
+    }
+    return deleted;
+  }
+}

@@ -1,0 +1,206 @@
+// Where the recommender's samples come from (edges): current usage from metrics.k8s.io PodMetrics when
+// that API is served, else Prometheus instant queries of the cAdvisor series; history at start-up from
+// Prometheus range queries (upstream input/history/history_provider.go, with label names configurable).
+import { parseQuantity } from '../../quantity/index.ts';
+import { PrometheusError, PrometheusHistory } from '../../prediction/history/prometheus.ts';
+import type { HistorySeries } from '../../prediction/history/types.ts';
+import { KubeApiError, type KubeApiClient } from '../../kube/api-client.ts';
+import { historyQueries, historyPodSelector, type PrometheusHistoryConfig } from '../input/prometheus-history.ts';
+import { cpuAmountFromCores, memoryAmountFromBytes } from '../model/resource-amount.ts';
+import type { PodHistory, UsageSample } from './cluster-feeder.ts';
+
+export interface UsageSource {
+  readonly name: string;
+  current(): Promise<UsageSample[]>;
+}
+
+/** Prometheus sample time (float seconds, millisecond precision) as a model Instant (microseconds). */
+export function promTimeToInstant(seconds: number): number {
+  return Math.round(seconds * 1000) * 1000;
+}
+
+interface VectorResponse {
+  status: 'success' | 'error';
+  error?: string;
+  data?: { resultType: string; result: { metric: Record<string, string>; value?: [number, string] }[] };
+}
+
+export async function prometheusInstantQuery(url: string, query: string, timeoutMs: number, f: typeof fetch = fetch): Promise<{ labels: Record<string, string>; time: number; value: number }[]> {
+  const base = url.replace(/\/+$/, '');
+  let res: Response;
+  try {
+    res = await f(`${base}/api/v1/query`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ query }).toString(),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (e) {
+    throw new PrometheusError(`prometheus unreachable at ${base}: ${(e as Error).message}`);
+  }
+  let body: VectorResponse;
+  try {
+    body = (await res.json()) as VectorResponse;
+  } catch {
+    throw new PrometheusError(`prometheus answered ${res.status} with a body that is not JSON`);
+  }
+  if (body.status !== 'success') throw new PrometheusError(`prometheus: ${body.error ?? 'error'}`);
+  if (body.data?.resultType !== 'vector') throw new PrometheusError(`prometheus: expected a vector, got ${body.data?.resultType}`);
+  const out: { labels: Record<string, string>; time: number; value: number }[] = [];
+  for (const r of body.data.result) {
+    const v = Number(r.value?.[1]);
+    if (!r.value || !Number.isFinite(v)) continue;
+    out.push({ labels: r.metric, time: r.value[0], value: v });
+  }
+  return out;
+}
+
+export interface PrometheusUsageOptions {
+  url: string;
+  labels: PrometheusHistoryConfig;
+  /** PromQL range for the CPU rate, e.g. "1m". */
+  rateWindow: string;
+  timeoutMs: number;
+  fetch?: typeof fetch;
+}
+
+/** Current usage as `rate(cpu[window])` and the working set, both instant queries at "now". */
+export class PrometheusCurrentUsage implements UsageSource {
+  readonly name = 'prometheus';
+  constructor(private readonly o: PrometheusUsageOptions) {}
+
+  async current(): Promise<UsageSample[]> {
+    const sel = historyPodSelector(this.o.labels);
+    const [cpu, mem] = await Promise.all([
+      prometheusInstantQuery(this.o.url, `rate(${this.o.labels.cpuMetricName}{${sel}}[${this.o.rateWindow}])`, this.o.timeoutMs, this.o.fetch),
+      prometheusInstantQuery(this.o.url, `${this.o.labels.memoryMetricName}{${sel}}`, this.o.timeoutMs, this.o.fetch),
+    ]);
+    const l = this.o.labels;
+    const out: UsageSample[] = [];
+    const id = (m: Record<string, string>) => ({ namespace: m[l.ctrNamespaceLabel] ?? '', pod: m[l.ctrPodNameLabel] ?? '', container: m[l.ctrNameLabel] ?? '' });
+    for (const s of cpu) out.push({ ...id(s.labels), cpuMillicores: cpuAmountFromCores(s.value), time: promTimeToInstant(s.time) });
+    for (const s of mem) out.push({ ...id(s.labels), memoryBytes: memoryAmountFromBytes(s.value), time: promTimeToInstant(s.time) });
+    return out;
+  }
+}
+
+interface PodMetricsList {
+  items: { metadata: { name: string; namespace: string }; timestamp: string; containers: { name: string; usage: { cpu?: string; memory?: string } }[] }[];
+}
+
+/** metrics.k8s.io PodMetrics (metrics-server): CPU MilliValue and memory Value, both rounding up, like upstream. */
+export class MetricsApiUsage implements UsageSource {
+  readonly name = 'metrics-api';
+  constructor(
+    private readonly client: KubeApiClient,
+    private readonly namespace?: string,
+  ) {}
+
+  async available(): Promise<boolean> {
+    try {
+      const l = await this.client.get<{ resources?: { name: string }[] }>('/apis/metrics.k8s.io/v1beta1');
+      return !!l.resources?.some((r) => r.name === 'pods');
+    } catch (e) {
+      if (e instanceof KubeApiError && (e.notFound || e.status === 503)) return false;
+      throw e;
+    }
+  }
+
+  async current(): Promise<UsageSample[]> {
+    const path = this.namespace ? `/apis/metrics.k8s.io/v1beta1/namespaces/${encodeURIComponent(this.namespace)}/pods` : '/apis/metrics.k8s.io/v1beta1/pods';
+    const list = await this.client.get<PodMetricsList>(path);
+    const out: UsageSample[] = [];
+    for (const pm of list.items ?? []) {
+      const time = Date.parse(pm.timestamp) * 1000;
+      if (!Number.isFinite(time)) continue;
+      for (const c of pm.containers ?? []) {
+        const s: UsageSample = { namespace: pm.metadata.namespace, pod: pm.metadata.name, container: c.name, time };
+        try {
+          if (c.usage.cpu !== undefined) s.cpuMillicores = parseQuantity(c.usage.cpu).milliValue();
+          if (c.usage.memory !== undefined) s.memoryBytes = parseQuantity(c.usage.memory).value();
+        } catch {
+          continue;
+        }
+        out.push(s);
+      }
+    }
+    return out;
+  }
+}
+
+/**
+ * "Use metrics.k8s.io when available": checks the API every `recheckMs` and uses it when served, else
+ * the Prometheus source (if configured).
+ */
+export class AutoUsage implements UsageSource {
+  private checkedAt = -Infinity;
+  private useApi = false;
+  constructor(
+    private readonly api: MetricsApiUsage,
+    private readonly prometheus: UsageSource | undefined,
+    private readonly now: () => number,
+    private readonly recheckMs = 300_000,
+  ) {}
+
+  get name(): string {
+    return this.useApi ? this.api.name : (this.prometheus?.name ?? 'none');
+  }
+
+  async current(): Promise<UsageSample[]> {
+    if (this.now() - this.checkedAt >= this.recheckMs) {
+      this.checkedAt = this.now();
+      this.useApi = await this.api.available().catch(() => false);
+    }
+    if (this.useApi) return this.api.current();
+    if (this.prometheus) return this.prometheus.current();
+    throw new Error('no usage source: metrics.k8s.io is not served and no --prometheus-url is set');
+  }
+}
+
+/** Groups cAdvisor series by pod into time-sorted per-container samples (model units). Pure. */
+export function podHistoriesFromSeries(cpu: readonly HistorySeries[], memory: readonly HistorySeries[], l: PrometheusHistoryConfig): PodHistory[] {
+  const pods = new Map<string, PodHistory>();
+  const add = (s: HistorySeries, kind: 'cpu' | 'memory') => {
+    const ns = s.labels[l.ctrNamespaceLabel] ?? '';
+    const pod = s.labels[l.ctrPodNameLabel] ?? '';
+    const container = s.labels[l.ctrNameLabel] ?? '';
+    if (!pod || !container) return;
+    const key = `${ns}/${pod}`;
+    let h = pods.get(key);
+    if (!h) pods.set(key, (h = { namespace: ns, pod, containers: new Map() }));
+    let c = h.containers.get(container);
+    if (!c) h.containers.set(container, (c = { cpu: [], memory: [] }));
+    const target = c[kind];
+    for (let i = 0; i < s.timestamps.length; i++) {
+      const v = s.values[i] as number;
+      target.push([promTimeToInstant(s.timestamps[i] as number), kind === 'cpu' ? cpuAmountFromCores(v) : memoryAmountFromBytes(v)]);
+    }
+  };
+  for (const s of cpu) add(s, 'cpu');
+  for (const s of memory) add(s, 'memory');
+  for (const h of pods.values()) {
+    for (const c of h.containers.values()) {
+      c.cpu.sort((a, b) => a[0] - b[0]);
+      c.memory.sort((a, b) => a[0] - b[0]);
+    }
+  }
+  return [...pods.values()].sort((a, b) => (a.namespace + '/' + a.pod < b.namespace + '/' + b.pod ? -1 : 1));
+}
+
+export interface PrometheusPodHistoryOptions {
+  history: PrometheusHistory;
+  labels: PrometheusHistoryConfig;
+  lengthMs: number;
+  resolutionMs: number;
+  now: () => number;
+}
+
+/** Upstream's start-up history: CPU rate and working set over [now - length, now] at the resolution step. */
+export async function prometheusPodHistory(o: PrometheusPodHistoryOptions): Promise<PodHistory[]> {
+  const q = historyQueries(o.labels);
+  const end = Math.floor(o.now() / 1000);
+  const start = end - Math.floor(o.lengthMs / 1000);
+  const step = Math.max(1, Math.floor(o.resolutionMs / 1000));
+  const [cpu, memory] = await Promise.all([o.history.queryRange(q.cpu, start, end, step), o.history.queryRange(q.memory, start, end, step)]);
+  return podHistoriesFromSeries(cpu, memory, o.labels);
+}

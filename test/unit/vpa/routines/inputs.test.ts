@@ -1,0 +1,91 @@
+// Pure pieces of the recommender's inputs: selectors from targets, history attribution by pod name,
+// Prometheus answers into samples, and the serve flags.
+import { expect } from 'chai';
+import { parseFlags, UsageError } from '../../../../src/config/flags.ts';
+import { parseLabelSelector } from '../../../../src/kube/label-selector.ts';
+import { historyPodLabelsByName } from '../../../../src/vpa/routines/history-attribution.ts';
+import { VPA_RECOMMENDER_FLAGS, recommenderConfigFromFlags } from '../../../../src/vpa/routines/recommender-flags.ts';
+import { equalityLabels, labelSelectorToString } from '../../../../src/vpa/routines/target-selectors.ts';
+import { PrometheusCurrentUsage, podHistoriesFromSeries, promTimeToInstant } from '../../../../src/vpa/routines/usage-sources.ts';
+import type { PrometheusHistoryConfig } from '../../../../src/vpa/input/prometheus-history.ts';
+import { vpaObj } from './fixtures.ts';
+
+const labels: PrometheusHistoryConfig = {
+  cadvisorMetricsJobName: 'kubelet',
+  ctrPodNameLabel: 'pod',
+  ctrNameLabel: 'container',
+  ctrNamespaceLabel: 'namespace',
+  historyResolution: '3600s',
+  cpuMetricName: 'container_cpu_usage_seconds_total',
+  memoryMetricName: 'container_memory_working_set_bytes',
+  podLabelsMetricName: '',
+};
+
+describe('vpa routines: inputs', () => {
+  it('turns a LabelSelector into the string form /scale reports, and reads its equality labels', () => {
+    const s = labelSelectorToString({ matchLabels: { tier: 'web', app: 'shop' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'canary'] }, { key: 'old', operator: 'DoesNotExist' }] });
+    expect(s).to.equal('app=shop,tier=web,env in (canary,prod),!old');
+    const sel = parseLabelSelector(s);
+    expect(sel({ app: 'shop', tier: 'web', env: 'prod' })).to.equal(true);
+    expect(sel({ app: 'shop', tier: 'web', env: 'dev' })).to.equal(false);
+    expect(equalityLabels(s)).to.deep.equal({ app: 'shop', tier: 'web' });
+    expect(equalityLabels('app==x,zone in (a),b notin (c)')).to.deep.equal({ app: 'x', zone: 'a' });
+    expect(() => labelSelectorToString({ matchExpressions: [{ key: 'a', operator: 'Gt' }] })).to.throw('unknown label selector operator');
+  });
+
+  it('attributes a dead pod to the VPA whose target it is named after (Crane\'s pod-name patterns)', () => {
+    const web = vpaObj('web', 'web');
+    const sts = { ...vpaObj('db', 'db'), spec: { targetRef: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db' } } };
+    const target = (app: string, sel = `app=${app}`) => ({ selector: parseLabelSelector(sel), selectorKey: sel, equalityLabels: equalityLabels(sel) });
+    const vpas = [
+      { obj: web, target: target('web') },
+      { obj: sts, target: target('db') },
+    ];
+    expect(historyPodLabelsByName('ns', 'web-5f7c9d8b4-hx2lq', vpas)).to.deep.equal({ app: 'web' });
+    expect(historyPodLabelsByName('ns', 'db-3', vpas)).to.deep.equal({ app: 'db' });
+    expect(historyPodLabelsByName('ns', 'web-api-5f7c9d8b4-hx2lq', vpas)).to.equal(undefined);
+    expect(historyPodLabelsByName('other', 'web-5f7c9d8b4-hx2lq', vpas)).to.equal(undefined);
+    // A selector the equality labels cannot satisfy: no attribution rather than a wrong one.
+    expect(historyPodLabelsByName('ns', 'web-5f7c9d8b4-hx2lq', [{ obj: web, target: target('web', 'app=web,track') }])).to.equal(undefined);
+  });
+
+  it('groups history series per pod and container, converting like upstream (CPU cores to truncated millicores)', () => {
+    const s = (pod: string, container: string, ts: number[], vs: number[]) => ({ labels: { namespace: 'ns', pod, container }, timestamps: ts, values: vs });
+    const h = podHistoriesFromSeries([s('b', 'app', [200, 100], [0.0699, 0.5])], [s('b', 'app', [100], [3e8 + 0.7]), s('a', 'side', [100], [1e8])], labels);
+    expect(h.map((x) => x.pod)).to.deep.equal(['a', 'b']);
+    expect(h[1]!.containers.get('app')).to.deep.equal({ cpu: [[100_000_000, 500], [200_000_000, 69]], memory: [[100_000_000, 300000000]] });
+    expect(promTimeToInstant(1700000000.123)).to.equal(1700000000123000);
+  });
+
+  it('current usage from Prometheus: upstream\'s selector with today\'s kubelet labels, one sample per series', async () => {
+    const queries: string[] = [];
+    const fake = (async (_url: string, init: { body: string }) => {
+      const q = new URLSearchParams(init.body).get('query')!;
+      queries.push(q);
+      const value = q.startsWith('rate(') ? '0.25' : '123456789';
+      return new Response(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: { namespace: 'ns', pod: 'p', container: 'app' }, value: [1700000000.5, value] }, { metric: { namespace: 'ns', pod: 'q', container: 'app' }, value: [1700000000.5, 'NaN'] }] } }));
+    }) as unknown as typeof fetch;
+    const u = new PrometheusCurrentUsage({ url: 'http://prom', labels, rateWindow: '60s', timeoutMs: 1000, fetch: fake });
+    const samples = await u.current();
+    expect(queries).to.deep.equal([
+      'rate(container_cpu_usage_seconds_total{job="kubelet", pod=~".+", container!="POD", container!=""}[60s])',
+      'container_memory_working_set_bytes{job="kubelet", pod=~".+", container!="POD", container!=""}',
+    ]);
+    expect(samples).to.deep.equal([
+      { namespace: 'ns', pod: 'p', container: 'app', cpuMillicores: 250, time: 1700000000500000 },
+      { namespace: 'ns', pod: 'p', container: 'app', memoryBytes: 123456789, time: 1700000000500000 },
+    ]);
+  });
+
+  it('serve flags: upstream defaults, namespace filters, and a bad quantity is a usage error', () => {
+    const c = recommenderConfigFromFlags(parseFlags(VPA_RECOMMENDER_FLAGS, ['--ignored-vpa-object-namespaces=kube-system, ops', '--vpa-object-namespace=team']));
+    expect(c.filter).to.deep.equal({ recommenderName: 'default', vpaObjectNamespace: 'team', ignoredNamespaces: ['kube-system', 'ops'] });
+    expect(c.settings.aggregations.memoryAggregationInterval).to.equal(24 * 3600 * 1e6);
+    expect(c.settings.aggregations.oomBumpUpRatio).to.equal(1.2);
+    expect(c.settings.globalMaxAllowed).to.equal(undefined);
+    expect(c.labels).to.include({ historyResolution: '3600s', ctrPodNameLabel: 'pod', namespace: 'team' });
+    const max = recommenderConfigFromFlags(parseFlags(VPA_RECOMMENDER_FLAGS, ['--container-recommendation-max-allowed-memory=2Gi']));
+    expect(max.settings.globalMaxAllowed!.get('memory')!.value()).to.equal(2 * 1024 ** 3);
+    expect(() => recommenderConfigFromFlags(parseFlags(VPA_RECOMMENDER_FLAGS, ['--container-recommendation-max-allowed-cpu=lots']))).to.throw(UsageError, 'not a quantity');
+  });
+});
