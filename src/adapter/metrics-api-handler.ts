@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { requestInfo, BadPathError, CUSTOM_GROUP, EXTERNAL_GROUP, type RequestInfo, type Route } from './request-info.ts';
 import { statusBody, MetricError } from './status.ts';
-import { parseLabelSelector, SelectorError, type LabelSelector } from './label-selector.ts';
+import { parseLabelSelector, SelectorError, type LabelSelector } from '../selectors/label-selector.ts';
 import type { AuthnResult, UserInfo } from './authn.ts';
 import type { Authorizer } from './authz.ts';
 import type { AdapterMetrics } from './adapter-metrics.ts';
@@ -31,10 +31,7 @@ const ALWAYS_ALLOWED_GROUP = 'system:masters';
 
 function send(res: ServerResponse, req: IncomingMessage, code: number, body: unknown, contentType = 'application/json'): void {
   const text = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-  res.statusCode = code;
-  res.setHeader('Content-Type', contentType);
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.setHeader('Cache-Control', 'no-cache, private');
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
   if (req.method === 'HEAD') res.end();
   else res.end(text);
 }

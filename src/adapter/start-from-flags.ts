@@ -7,11 +7,13 @@ import { readFile } from 'node:fs/promises';
 import { AuthorizationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { IANAZone } from 'luxon';
 import type { ParsedFlags } from '../config/flags.ts';
 import { requestHeaderConfigFromConfigMap, type RequestHeaderConfig } from './authn.ts';
 import { SubjectAccessReviewAuthorizer, type Authorizer } from './authz.ts';
 import { startMetricsAdapter, type MetricsAdapterHandle } from './server.ts';
 import type { AdapterSources, FallbackListener } from './providers/sources.ts';
+import { dedupedFallbackListener } from './providers/fallback-reporter.ts';
 
 const list = (v: unknown): string[] => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : []);
 
@@ -69,6 +71,8 @@ export async function startAdapterFromFlags(flags: ParsedFlags, deps: AdapterDep
   const tokenFile = flags['remote-adapter-token-file'] as string | undefined;
   const caFile = flags['remote-adapter-ca-file'] as string | undefined;
   const str = (k: string) => flags[k] as string | undefined;
+  const localZone = str('cron-local-timezone') ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
+  if (!IANAZone.isValidZone(localZone)) throw new Error(`--cron-local-timezone: unknown time zone "${localZone}"`);
   return startMetricsAdapter(
     {
       securePort: flags['secure-port'] as number,
@@ -94,8 +98,15 @@ export async function startAdapterFromFlags(flags: ParsedFlags, deps: AdapterDep
       authorizer,
       authzCacheTtlMs: flags['authorization-cache-ttl'] as number,
       now: deps.now ?? Date.now,
-      localZone: str('cron-local-timezone') ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC',
-      ...(deps.onPredictionFallback ? { onPredictionFallback: deps.onPredictionFallback } : {}),
+      localZone,
+      // Logged, and passed on at most once per EHPA and reason every 5 minutes (the HPA asks every 15 s).
+      onPredictionFallback: dedupedFallbackListener(
+        (e) => {
+          deps.logger.warn({ namespace: e.namespace, name: e.ehpaName, reason: e.reason, outcome: e.outcome }, e.message);
+          deps.onPredictionFallback?.(e);
+        },
+        { intervalMs: 300_000, now: deps.now ?? Date.now },
+      ),
       ...(deps.ready ? { ready: deps.ready } : {}),
       exposePrometheus: true,
     },

@@ -3,7 +3,7 @@
 import { formatMilliQuantity } from '../metrics/milli-quantity.ts';
 import { CUSTOM_GROUP, EXTERNAL_GROUP } from './request-info.ts';
 import type { CustomValue, ExternalValue } from './providers/provider.ts';
-import type { LabelSelector } from './label-selector.ts';
+import type { LabelSelector } from '../selectors/label-selector.ts';
 
 const gv = (group: string, version: string) => ({ groupVersion: `${group}/${version}`, version });
 

@@ -14,6 +14,8 @@ export interface Command {
   name: string;
   summary: string;
   flags: readonly FlagSpec[];
+  /** Longer text for `<command> --help` (assumptions, examples); not shown in the command list. */
+  details?: string;
   /** Returns the exit code. Throw UsageError for the user's mistakes (exit 2). */
   run(flags: ParsedFlags, io: CommandIO): Promise<number>;
 }

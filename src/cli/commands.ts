@@ -3,6 +3,7 @@ import type { Command } from './command.ts';
 import { forecastCommand } from './forecast-command.ts';
 import { recommendCommand } from './recommend-command.ts';
 import { serveCommand } from './serve-command.ts';
+import { simulateCommand } from './simulate-command.ts';
 import { versionCommand } from './version-command.ts';
 
-export const COMMANDS: readonly Command[] = [serveCommand, recommendCommand, forecastCommand, versionCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, recommendCommand, forecastCommand, simulateCommand, versionCommand];

@@ -194,6 +194,7 @@ export const recommendCommand: Command = {
     }
     if (f['checkpoint-out']) writeFileSync(f['checkpoint-out'] as string, JSON.stringify(result.checkpoints, null, 2) + '\n');
     io.stdout.write(JSON.stringify(recommendationToJSON(result.recommendation)) + '\n');
+    if (result.skippedCheckpoints > 0) io.stderr.write(`recommend: ${result.skippedCheckpoints} checkpoint(s) belong to another VPA and were not loaded\n`);
     if (result.rejected > 0) io.stderr.write(`recommend: ${result.rejected} event(s) discarded by the model (duplicate, out-of-order, negative, or stale OOM)\n`);
     return 0;
   },

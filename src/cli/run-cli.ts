@@ -28,6 +28,7 @@ export async function runCli(argv: readonly string[], io: CommandIO, commands: r
   }
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout.write(`ehpa-adapter ${command.name}: ${command.summary}\n${command.flags.length ? formatFlagHelp(command.flags) : '  (no flags)'}\n`);
+    if (command.details) io.stdout.write(`\n${command.details.trimEnd()}\n`);
     return 0;
   }
   try {

@@ -1,11 +1,13 @@
-// `ehpa-adapter serve`: the long-running process. It serves the operations endpoint and runs the
-// controllers (EHPA, TimeSeriesPrediction) on one shared set of informer caches; the metrics adapter and
-// the recommender loop start from here as they land.
+// `ehpa-adapter serve`: the long-running process. It serves the operations endpoint, the metrics adapter
+// (every replica) and the leader-elected controllers, all on one shared set of informer caches.
 import type { LevelWithSilent } from 'pino';
 import type { Command } from './command.ts';
+import { UsageError } from '../config/flags.ts';
 import { LOG_LEVELS, createLogger } from '../observability/logger.ts';
 import { createMetricsRegistry } from '../observability/metrics-registry.ts';
 import { startHealthServer, type ReadinessCheck } from '../observability/health-server.ts';
+import { SERVE_ADAPTER_FLAGS, startAdapterInServe } from './serve-adapter.ts';
+import type { MetricsAdapterHandle } from '../adapter/server.ts';
 import { CONTROLLER_FLAGS, KUBE_FLAGS, clusterConfigured, createKubeContext, parseControllerList, startControllers, type RunningControllers } from './serve-controllers.ts';
 
 export const serveCommand: Command = {
@@ -17,6 +19,7 @@ export const serveCommand: Command = {
     { name: 'log-level', type: 'enum', values: LOG_LEVELS, default: 'info', help: 'log level' },
     ...KUBE_FLAGS,
     ...CONTROLLER_FLAGS,
+    ...SERVE_ADAPTER_FLAGS,
   ],
   async run(flags, io) {
     const log = createLogger(flags['log-level'] as LevelWithSilent, io.stderr);
@@ -24,16 +27,27 @@ export const serveCommand: Command = {
     const readiness = new Map<string, ReadinessCheck>();
     // Bad flag values are the user's mistake: fail before anything starts.
     const controllerNames = parseControllerList(flags['controllers'] as string);
+    // One connection and one set of informer caches for every loop in the process (controllers now; the
+    // metrics adapter and the recommender read the same caches through ctx.informers / clusterReads).
+    const ctx = clusterConfigured(flags) ? createKubeContext(flags, log) : undefined;
     let controllers: RunningControllers | undefined;
     if (controllerNames.length > 0) {
-      if (clusterConfigured(flags)) {
-        const ctx = createKubeContext(flags, log);
+      if (ctx) {
         controllers = startControllers({ flags, ctx, log, registry });
         readiness.set('controllers', () => controllers?.readiness() ?? { ok: false });
       } else {
         log.error('no Kubernetes cluster configured (--kubeconfig, $KUBECONFIG, ~/.kube/config or in-cluster): controllers not started');
         readiness.set('controllers', () => ({ ok: false, reason: 'no Kubernetes cluster configured' }));
       }
+    }
+    let adapter: MetricsAdapterHandle | undefined;
+    if (flags['adapter']) {
+      if (!ctx) throw new UsageError('the metrics adapter needs a Kubernetes cluster (--kubeconfig, $KUBECONFIG, ~/.kube/config or in-cluster); pass --adapter=false to run without it');
+      // The adapter answers from the informer caches; start them even when no controller runs here.
+      adapter = await startAdapterInServe({ flags, ctx, log, registry, ready: () => ctx.informers.allSynced() });
+      ctx.informers.startAll();
+      readiness.set('adapter-caches', () => (ctx.informers.allSynced() ? { ok: true } : { ok: false, reason: 'informer caches not synced' }));
+      log.info({ port: adapter.port }, 'metrics adapter listening');
     }
     const health = await startHealthServer({
       port: flags['metrics-port'] as number,
@@ -44,7 +58,9 @@ export const serveCommand: Command = {
     log.info({ port: health.port }, 'operations endpoint listening');
     const signal = await io.stopSignal;
     log.info({ signal }, 'shutting down');
+    await adapter?.close();
     await controllers?.stop();
+    await ctx?.informers.stopAll();
     await health.close();
     return 0;
   },

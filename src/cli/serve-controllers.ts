@@ -20,6 +20,7 @@ import type { ControllerRunner } from '../kube/controller-runner.ts';
 import { EhpaReconciler } from '../ehpa/reconciler.ts';
 import { createEhpaController } from '../ehpa/controller.ts';
 import { MANAGED_BY } from '../ehpa/naming.ts';
+import { commaList, propagatedMetadata } from '../ehpa/propagation.ts';
 import type { EffectiveHorizontalPodAutoscaler } from '../ehpa/types.ts';
 import type { HorizontalPodAutoscaler, Substitute } from '../ehpa/hpa-types.ts';
 import type { PodLike } from '../ehpa/pod-requests.ts';
@@ -28,7 +29,7 @@ import { PrometheusError, PrometheusHistory } from '../prediction/history/promet
 import type { HistoryProvider } from '../prediction/history/types.ts';
 import { TspReconciler } from '../prediction/controller/tsp-reconciler.ts';
 import { createTspController } from '../prediction/controller/tsp-controller.ts';
-import { InterimSeasonalForecaster } from '../prediction/controller/interim-forecaster.ts';
+import { CoreForecaster } from '../prediction/controller/core-forecaster.ts';
 import type { Forecaster } from '../prediction/controller/forecaster.ts';
 import { VPA_RECOMMENDER_FLAGS } from '../vpa/routines/recommender-flags.ts';
 import { setupVpaRecommender } from '../vpa/routines/recommender-controller.ts';
@@ -54,6 +55,10 @@ export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
   { name: 'ehpa-workers', type: 'int', default: 4, min: 1, help: 'concurrent EHPA reconciles' },
   { name: 'ehpa-resync-period', type: 'duration', default: '5m', help: 'periodic re-check of every EHPA (target replicas, pod requests)' },
   { name: 'preview-resync-period', type: 'duration', default: '15s', help: 'how often a Preview EHPA pulls its Substitute back to the real replicas' },
+  { name: 'ehpa-propagation-label-prefixes', type: 'string', default: '', help: 'comma-separated prefixes of EHPA labels copied to the backing HPA' },
+  { name: 'ehpa-propagation-labels', type: 'string', default: '', help: 'comma-separated EHPA label keys copied to the backing HPA' },
+  { name: 'ehpa-propagation-annotation-prefixes', type: 'string', default: '', help: 'comma-separated prefixes of EHPA annotations copied to the backing HPA' },
+  { name: 'ehpa-propagation-annotations', type: 'string', default: '', help: 'comma-separated EHPA annotation keys copied to the backing HPA' },
   { name: 'tsp-workers', type: 'int', default: 10, min: 1, help: 'concurrent TimeSeriesPrediction reconciles' },
   { name: 'prediction-update-frequency', type: 'duration', default: '30s', help: 'how often each TimeSeriesPrediction is checked for freshness' },
   { name: 'model-update-interval', type: 'duration', default: '12h', help: 'a forecast older than this is rebuilt from fresh history' },
@@ -137,6 +142,12 @@ export function startControllers(o: StartControllersOptions): RunningControllers
     const tsps = ctx.informers.informer<TimeSeriesPrediction>(KINDS.tsp);
     const substitutes = ctx.informers.informer<Substitute>(KINDS.substitute);
     const pods = ctx.informers.informer<PodLike & { metadata: { name: string } }>(KINDS.pod);
+    const propagation = {
+      labelPrefixes: commaList(flags['ehpa-propagation-label-prefixes'] as string),
+      labels: commaList(flags['ehpa-propagation-labels'] as string),
+      annotationPrefixes: commaList(flags['ehpa-propagation-annotation-prefixes'] as string),
+      annotations: commaList(flags['ehpa-propagation-annotations'] as string),
+    };
     makers.push(() => {
       const reconciler = new EhpaReconciler({
         client: ctx.client,
@@ -151,6 +162,8 @@ export function startControllers(o: StartControllersOptions): RunningControllers
         log: log.child({ controller: 'ehpa' }),
         now: o.now,
         resyncMs: flags['ehpa-resync-period'] as number,
+        propagate: (e) => propagatedMetadata(e, propagation),
+        observeStatus: (ns, name, st) => metrics.setExpectReplicas(ns, name, st?.expectReplicas),
         previewResyncMs: flags['preview-resync-period'] as number,
       });
       const runner = createEhpaController({
@@ -174,7 +187,7 @@ export function startControllers(o: StartControllersOptions): RunningControllers
     const history: HistoryProvider = url
       ? new PrometheusHistory({ url, timeoutMs: flags['prometheus-timeout'] as number, maxPoints: flags['prometheus-max-points'] as number })
       : new MissingPrometheus();
-    const forecaster = o.forecaster ?? new InterimSeasonalForecaster();
+    const forecaster = o.forecaster ?? new CoreForecaster();
     makers.push(() => {
       const reconciler = new TspReconciler({
         tsps,

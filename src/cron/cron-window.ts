@@ -155,3 +155,12 @@ export function cronWindowActive(cron: CronWindowSpec, nowMs: number, localZone:
   const closes = firstAtOrAfter(end, opened);
   return closes === undefined || closes > nowMs;
 }
+
+/**
+ * robfig's `Schedule.Next(t)` for one expression in `zone`: the first occurrence strictly after `afterMs` at
+ * whole-second granularity, or undefined past five years. Exposed for the differential test against robfig.
+ */
+export function nextCronOccurrence(expression: string, afterMs: number, zone: string): number | undefined {
+  const c = compile(expression, 'start', zone);
+  return firstAtOrAfter(c, Math.floor(afterMs / 1000) * 1000 + 1000);
+}

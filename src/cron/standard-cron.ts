@@ -142,3 +142,19 @@ export function parseStandardCron(expression: string): StandardCron {
   if (zone !== undefined) out.zone = zone;
   return out;
 }
+
+/**
+ * Why `expression` cannot bound a cron window, or undefined when it can: the controller's validation uses
+ * the adapter's own parser, so an EHPA that passes validation is one the cron metric can evaluate.
+ * `isValidZone` decides `TZ=`/`CRON_TZ=` prefixes (injected so this stays free of tz data).
+ */
+export function cronExpressionError(expression: string, isValidZone: (zone: string) => boolean): string | undefined {
+  if (expression.trim() === '') return 'empty spec string';
+  try {
+    const cron = parseStandardCron(expression);
+    if (cron.zone !== undefined && !isValidZone(cron.zone)) return `provided bad location ${cron.zone}`;
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}

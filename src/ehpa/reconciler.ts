@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { KubeApiError, resourcePath, type KubeApiClient } from '../kube/api-client.ts';
 import type { EventSink } from '../kube/event-recorder.ts';
 import type { SharedInformer } from '../kube/informers.ts';
-import { parseLabelSelector } from '../kube/label-selector.ts';
+import { parseLabelSelector } from '../selectors/label-selector.ts';
 import type { ScaleClient } from '../kube/scale-client.ts';
 import { semanticEqual } from '../kube/semantic-equal.ts';
 import type { StatusWriter } from '../kube/status-writer.ts';
@@ -18,7 +18,7 @@ import type { HorizontalPodAutoscaler, Scale, Substitute } from './hpa-types.ts'
 import { SUBSTITUTE_PLURAL, controllerOwnerReference, ownedLabels, ownedObjectName } from './naming.ts';
 import { summarizeCpuRequests, type PodLike } from './pod-requests.ts';
 import { buildStatus, type StatusInput } from './status.ts';
-import { EHPA_PLURAL, type EffectiveHorizontalPodAutoscaler } from './types.ts';
+import { EHPA_PLURAL, type EffectiveHorizontalPodAutoscaler, type EhpaStatus } from './types.ts';
 import { validateEhpa } from './validation.ts';
 
 export interface EhpaReconcilerDeps {
@@ -37,6 +37,8 @@ export interface EhpaReconcilerDeps {
   resyncMs: number;
   /** Crane's Substitute controller period: how often the Preview stand-in is pulled back to the real replicas. */
   previewResyncMs?: number;
+  /** Called with every status a reconcile computes (metrics), and with undefined when the EHPA is gone. */
+  observeStatus?: (namespace: string, name: string, status: EhpaStatus | undefined) => void;
   /** Labels/annotations to copy from the EHPA to the HPA (craned's propagation flags). */
   propagate?: (ehpa: EffectiveHorizontalPodAutoscaler) => { labels?: Record<string, string>; annotations?: Record<string, string> };
 }
@@ -93,6 +95,7 @@ export class EhpaReconciler {
     if (!ehpa || ehpa.metadata.deletionTimestamp) {
       // Owned objects go with the EHPA through ownerReference garbage collection (§B.6).
       this.selectors.delete(key);
+      this.d.observeStatus?.(namespace, name, undefined);
       return {};
     }
     const log = this.d.log.child({ namespace, name });
@@ -113,8 +116,10 @@ export class EhpaReconciler {
         throw new Failure('ScalingDisabled', 'scaling is disabled since the replica count of the target is zero', false, 0);
       }
       if (preview) await this.reconcileSubstitute(ehpa, scale);
-      const tsp = await this.reconcileTsp(ehpa);
+      // The HPA first: it does not depend on the TSP (no readiness gate, the adapter falls back), so a
+      // failing TSP must not leave the workload without its autoscaler.
       const { hpa, conversionProblem } = await this.reconcileHpa(ehpa, scale);
+      const tsp = await this.reconcileTsp(ehpa);
       let currentReplicas: number | undefined;
       let scaledNow = false;
       const specific = ehpa.spec.specificReplicas;
@@ -162,7 +167,8 @@ export class EhpaReconciler {
     }
     let matches: (l: Record<string, string> | undefined) => boolean;
     try {
-      matches = parseLabelSelector(scale.status.selector);
+      const selector = parseLabelSelector(scale.status.selector);
+      matches = (labels) => selector.matches(labels);
     } catch (e) {
       throw new Failure('FailedGetScale', `target selector: ${(e as Error).message}`, false);
     }
@@ -288,7 +294,9 @@ export class EhpaReconciler {
     const path = resourcePath(EHPA_API, EHPA_PLURAL, ehpa.metadata.namespace, ehpa.metadata.name);
     const nowMs = this.now();
     try {
-      await this.d.status.update(path, ehpa, (obj) => buildStatus({ ...input, ehpa: obj, nowMs }));
+      let last: EhpaStatus | undefined;
+      await this.d.status.update(path, ehpa, (obj) => (last = buildStatus({ ...input, ehpa: obj, nowMs })));
+      this.d.observeStatus?.(ehpa.metadata.namespace, ehpa.metadata.name, last);
     } catch (e) {
       this.d.events.event(ehpa, 'Warning', 'FailedUpdateStatus', (e as Error).message);
       throw e;

@@ -1,6 +1,6 @@
 // What is wrong with an EHPA before we touch the cluster for it. Each problem becomes a condition and an
 // event on that EHPA only; the others keep being reconciled (issue 6, "bad objects").
-import { cronSyntaxError } from './cron-syntax.ts';
+import { cronExpressionError } from '../cron/standard-cron.ts';
 import type { EffectiveHorizontalPodAutoscaler } from './types.ts';
 
 export interface SpecProblem {
@@ -9,15 +9,23 @@ export interface SpecProblem {
   message: string;
 }
 
+// Building an Intl.DateTimeFormat costs tens of microseconds; zones are few, so answers are kept.
+const zoneValidity = new Map<string, boolean>();
+
 /** Node's own IANA database decides; "Local", "UTC" and "" are what Crane's LoadLocation accepts. */
 export function isValidTimeZone(zone: string): boolean {
   if (zone === '' || zone === 'Local' || zone === 'UTC') return true;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
+  let ok = zoneValidity.get(zone);
+  if (ok === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      ok = true;
+    } catch {
+      ok = false;
+    }
+    if (zoneValidity.size < 1000) zoneValidity.set(zone, ok);
   }
+  return ok;
 }
 
 /** Returns every problem, in a stable order, so the condition message does not flap between reconciles. */
@@ -51,7 +59,7 @@ export function validateEhpa(
     for (const field of ['start', 'end'] as const) {
       const text = cron[field];
       if (!text) continue;
-      const err = cronSyntaxError(text, isValidZone);
+      const err = cronExpressionError(text, isValidZone);
       if (err) out.push({ reason: 'InvalidCron', message: `${label}: ${field} "${text}": ${err}` });
     }
     if (cron.targetReplicas != null && (!Number.isInteger(cron.targetReplicas) || cron.targetReplicas < 0)) {

@@ -51,6 +51,7 @@ export class KubeApiClient {
   /** Requests sent, by HTTP method. */
   readonly requestCounts = new Map<string, number>();
   private readonly server: URL;
+  private agent: https.Agent | undefined;
 
   constructor(
     readonly kubeConfig: KubeConfig,
@@ -73,7 +74,23 @@ export class KubeApiClient {
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     this.requestCounts.set(method, (this.requestCounts.get(method) ?? 0) + 1);
     const options: https.RequestOptions = { method, headers: { Accept: 'application/json', 'User-Agent': this.userAgent } };
+    // Credentials are applied per request (tokens rotate), but connections are reused: client-node hands
+    // out a fresh agent each time, which would cost a TLS handshake per request.
     await this.kubeConfig.applyToHTTPSOptions(options);
+    if (url.protocol === 'https:') {
+      this.agent ??= new https.Agent({
+        ca: options.ca,
+        cert: options.cert,
+        key: options.key,
+        pfx: options.pfx,
+        passphrase: options.passphrase,
+        rejectUnauthorized: options.rejectUnauthorized ?? (options.agent as https.Agent | undefined)?.options?.rejectUnauthorized,
+        servername: options.servername ?? (options.agent as https.Agent | undefined)?.options?.servername,
+        keepAlive: true,
+        maxSockets: 32,
+      });
+      options.agent = this.agent;
+    }
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
     if (body !== undefined) {
       options.headers = {

@@ -5,6 +5,8 @@ import type { KubeApiClient } from './api-client.ts';
 export interface ControllerMetrics {
   observe(controller: string): (outcome: 'success' | 'error', ms: number) => void;
   setLeader(leading: boolean): void;
+  /** Crane's crane_autoscaling_effective_hpa_replicas: the EHPA's expectReplicas; undefined removes it. */
+  setExpectReplicas(namespace: string, name: string, replicas: number | undefined): void;
 }
 
 export function registerControllerMetrics(registry: Registry, client: KubeApiClient): ControllerMetrics {
@@ -19,6 +21,12 @@ export function registerControllerMetrics(registry: Registry, client: KubeApiCli
     help: 'Reconcile duration by controller',
     labelNames: ['controller'],
     buckets: [0.001, 0.005, 0.02, 0.1, 0.5, 2, 10, 60],
+    registers: [registry],
+  });
+  const expect = new Gauge({
+    name: 'ehpa_adapter_effective_hpa_replicas',
+    help: 'status.expectReplicas of each EHPA (the backing HPA desiredReplicas)',
+    labelNames: ['namespace', 'name'],
     registers: [registry],
   });
   const leader = new Gauge({ name: 'ehpa_adapter_controller_leader', help: '1 while this replica holds the controllers Lease', registers: [registry] });
@@ -38,5 +46,9 @@ export function registerControllerMetrics(registry: Registry, client: KubeApiCli
       duration.observe({ controller }, ms / 1000);
     },
     setLeader: (leading) => leader.set(leading ? 1 : 0),
+    setExpectReplicas: (namespace, name, replicas) => {
+      if (replicas === undefined) expect.remove({ namespace, name });
+      else expect.set({ namespace, name }, replicas);
+    },
   };
 }

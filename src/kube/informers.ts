@@ -124,6 +124,7 @@ export class SharedInformer<T extends KubeObject> {
 /** The process' informers, one per kind; asking twice for a kind returns the same informer. */
 export class InformerRegistry {
   private readonly informers = new Map<string, SharedInformer<KubeObject>>();
+  private started = false;
 
   constructor(
     private readonly client: KubeApiClient,
@@ -136,11 +137,14 @@ export class InformerRegistry {
     if (!inf) {
       inf = new SharedInformer<KubeObject>(kind, this.client, this.log);
       this.informers.set(key, inf);
+      // A loop that registers after start-up still gets a running cache.
+      if (this.started) inf.start();
     }
     return inf as unknown as SharedInformer<T>;
   }
 
   startAll(): void {
+    this.started = true;
     for (const inf of this.informers.values()) inf.start();
   }
 
@@ -153,6 +157,7 @@ export class InformerRegistry {
   }
 
   async stopAll(): Promise<void> {
+    this.started = false;
     await Promise.all([...this.informers.values()].map((i) => i.stop()));
   }
 }

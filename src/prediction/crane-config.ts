@@ -102,13 +102,15 @@ export function percentileSettingsFromSpec(spec: PercentileSpec | undefined): { 
       const firstBucketSize = craneParseFloat(h.firstBucketSize, 0);
       const maxValue = craneParseFloat(h.maxValue, 0);
       const epsilon = craneParseFloat(h.epsilon, 1e-10);
-      if (!(maxValue > 0) || !(firstBucketSize > 0) || !(ratio > 1)) throw new Error('invalid exponential histogram options');
+      if (!(maxValue > 0) || !(firstBucketSize > 0) || !(ratio > 1) || !(epsilon > 0)) {
+        throw new Error('maxValue, firstBucketSize and epsilon must be > 0.0, ratio must be > 1.0');
+      }
       histogram = { kind: 'exponential', maxValue, firstBucketSize, ratio, epsilon };
     } else if (h.bucketSize && h.maxValue) {
       const bucketSize = craneParseFloat(h.bucketSize, 0);
       const maxValue = craneParseFloat(h.maxValue, 0);
       const epsilon = craneParseFloat(h.epsilon, 1e-10);
-      if (!(maxValue > 0) || !(bucketSize > 0)) throw new Error('invalid linear histogram options');
+      if (!(maxValue > 0) || !(bucketSize > 0) || !(epsilon > 0)) throw new Error('maxValue and bucketSize must both be positive');
       histogram = { kind: 'linear', maxValue, bucketSize, epsilon };
     }
     const config: PercentileConfig = {

@@ -3,6 +3,7 @@
 import { DAY_SECONDS, WEEK_SECONDS } from './dsp/signal.ts';
 import { dspForecast, type EstimatorMode, type ForecastSample } from './dsp/forecast.ts';
 import { InvalidSeriesError } from './dsp/preprocess.ts';
+import { DEFAULT_SHORT_HORIZON } from './dsp/short-horizon.ts';
 import type { CraneEstimatorSpec } from './dsp/crane-estimators.ts';
 import {
   DEFAULT_PERCENTILE_CONFIG,
@@ -50,6 +51,8 @@ export interface ForecastConfig {
   /** dsp `crane` mode estimator list; default Crane's eight FFT estimators. */
   craneEstimators?: readonly CraneEstimatorSpec[];
   percentile?: Partial<PercentileConfig>;
+  /** dsp `auto` without a period: longest flat forecast returned (default 2h). */
+  shortHorizonMaxSeconds?: number;
 }
 
 export interface ForecastContext {
@@ -117,6 +120,10 @@ export function forecast(history: ForecastHistory, config: ForecastConfig, conte
       historySeconds: config.historySeconds ?? DEFAULT_DSP_HISTORY_SECONDS,
       horizonSeconds: config.horizonSeconds ?? null,
       estimators: config.estimators ?? 'auto',
+      nowSeconds: context.now,
+      ...(config.shortHorizonMaxSeconds !== undefined
+        ? { shortHorizon: { ...DEFAULT_SHORT_HORIZON, maxHorizonSeconds: config.shortHorizonMaxSeconds } }
+        : {}),
       ...(config.craneEstimators ? { craneEstimators: config.craneEstimators } : {}),
     },
     context.seed,

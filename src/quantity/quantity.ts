@@ -323,7 +323,7 @@ export function parseQuantity(str: string): Quantity {
 }
 
 /** Canonical string of an integer number of milli-units (NewMilliQuantity / NewScaledQuantity(m, -3)). */
-export function formatMilli(milli: number, format: QuantityFormat = 'DecimalSI'): string {
+export function formatMilli(milli: number | bigint, format: QuantityFormat = 'DecimalSI'): string {
   return canonicalString(BigInt(milli), -3, format);
 }
 

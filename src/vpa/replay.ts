@@ -47,6 +47,8 @@ export interface ReplayResult {
   checkpoints: VerticalPodAutoscalerCheckpointJSON[];
   /** Events the model discarded (duplicate/out-of-order/negative samples, stale OOMs). */
   rejected: number;
+  /** Checkpoints given for another VPA (not loaded). */
+  skippedCheckpoints: number;
 }
 
 /** Thrown for a checkpoint that cannot be loaded; the message names the checkpoint. */
@@ -76,10 +78,16 @@ export function replay(
   );
   cluster.addOrUpdateVpa(vpa);
 
+  let skippedCheckpoints = 0;
   for (const cp of checkpointsIn) {
     const name = cp.spec?.containerName;
     const what = `checkpoint ${cp.metadata?.name ?? '?'}`;
     if (typeof name !== 'string') throw new CheckpointLoadError(`${what}: spec.containerName is missing`);
+    // Like upstream InitFromCheckpoints: only this VPA's checkpoints are loaded.
+    if (cp.spec.vpaObjectName !== vpaName || (cp.metadata?.namespace ?? namespace) !== namespace) {
+      skippedCheckpoints++;
+      continue;
+    }
     const state = new AggregateContainerState(config, now);
     try {
       state.loadFromCheckpoint(checkpointStatusFromJSON(cp.status, `${what} status`));
@@ -128,5 +136,5 @@ export function replay(
       status: checkpointStatusToJSON((cpStates.get(name) as AggregateContainerState).saveToCheckpoint(now)),
     });
   }
-  return { recommendation: recs, checkpoints, rejected };
+  return { recommendation: recs, checkpoints, rejected, skippedCheckpoints };
 }

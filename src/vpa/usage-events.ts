@@ -29,29 +29,50 @@ function num(v: unknown, field: string, integer: boolean): number {
 export function parseUsageEvent(obj: unknown): UsageEvent {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new Error('expected a JSON object');
   const o = obj as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!KNOWN.has(k)) throw new Error(`unknown field "${k}"`);
+  let field: (typeof VALUE_FIELDS)[number] | undefined;
+  let count = 0;
+  for (const k in o) {
+    if (!KNOWN.has(k)) throw new Error(`unknown field "${k}"`);
+    if (k === 'cpuCores' || k === 'cpuMillicores' || k === 'memoryBytes' || k === 'oomMemoryRequestBytes') {
+      if (o[k] !== undefined) {
+        field = k;
+        count++;
+      }
+    }
+  }
   if (typeof o.time !== 'string') throw new Error('"time" (RFC 3339) is required');
   const time = parseInstant(o.time);
-  if (typeof o.container !== 'string' || o.container === '') throw new Error('"container" must be a non-empty string');
-  if (o.pod !== undefined && (typeof o.pod !== 'string' || o.pod === '')) throw new Error('"pod" must be a non-empty string');
-  let labels: Labels = {};
+  const container = o.container;
+  if (typeof container !== 'string' || container === '') throw new Error('"container" must be a non-empty string');
+  const pod = o.pod;
+  if (pod !== undefined && (typeof pod !== 'string' || pod === '')) throw new Error('"pod" must be a non-empty string');
+  let labels: Labels = NO_LABELS;
   if (o.labels !== undefined) {
     if (typeof o.labels !== 'object' || o.labels === null || Array.isArray(o.labels)) throw new Error('"labels" must be an object');
     for (const [k, v] of Object.entries(o.labels)) if (typeof v !== 'string') throw new Error(`label "${k}" must be a string`);
     labels = o.labels as Labels;
   }
-  const present = VALUE_FIELDS.filter((f) => o[f] !== undefined);
-  if (present.length !== 1) throw new Error(`exactly one of ${VALUE_FIELDS.join(', ')} is required`);
-  const field = present[0] as (typeof VALUE_FIELDS)[number];
-  const base = { time, container: o.container, pod: (o.pod as string | undefined) ?? 'pod', labels };
+  if (count !== 1 || field === undefined) throw new Error(`exactly one of ${VALUE_FIELDS.join(', ')} is required`);
+  let kind: UsageEvent['kind'];
+  let amount: number;
   switch (field) {
     case 'cpuCores':
-      return { ...base, kind: 'cpu', amount: cpuAmountFromCores(num(o.cpuCores, field, false)) };
+      kind = 'cpu';
+      amount = cpuAmountFromCores(num(o.cpuCores, field, false));
+      break;
     case 'cpuMillicores':
-      return { ...base, kind: 'cpu', amount: num(o.cpuMillicores, field, true) };
+      kind = 'cpu';
+      amount = num(o.cpuMillicores, field, true);
+      break;
     case 'memoryBytes':
-      return { ...base, kind: 'memory', amount: memoryAmountFromBytes(num(o.memoryBytes, field, false)) };
-    case 'oomMemoryRequestBytes':
-      return { ...base, kind: 'oom', amount: num(o.oomMemoryRequestBytes, field, true) };
+      kind = 'memory';
+      amount = memoryAmountFromBytes(num(o.memoryBytes, field, false));
+      break;
+    default:
+      kind = 'oom';
+      amount = num(o.oomMemoryRequestBytes, field, true);
   }
+  return { time, container, pod: (pod as string | undefined) ?? 'pod', labels, kind, amount };
 }
+
+const NO_LABELS: Labels = Object.freeze({});

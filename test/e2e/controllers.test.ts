@@ -68,6 +68,7 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
       name: `controllers-${identity}`,
       args: [
         '--controllers=ehpa,tsp',
+        '--secure-port=0',
         `--prometheus-url=${env.cluster.promUrl}`,
         '--leader-election-namespace=ehpa-system',
         `--leader-election-identity=${identity}`,
@@ -75,6 +76,7 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
         '--leader-election-renew-deadline=3s',
         '--leader-election-retry-period=1s',
         '--log-level=debug',
+        '--prediction-update-frequency=5s',
         ...extra,
       ],
     });
@@ -140,6 +142,67 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
     expect([spec.minReplicas, spec.scaleStrategy, spec.prediction.predictionWindowSeconds]).to.deep.equal([1, 'Auto', 3600]);
   });
 
+  it('accepts upstream manifests unchanged under strict field validation (Crane EHPA and TSP, VPA, checkpoint)', async () => {
+    const c = env.cluster;
+    const strict = async (path: string, body: unknown) => {
+      const r = await c.admin.request('POST', `${path}?dryRun=All&fieldValidation=Strict`, { body });
+      expect(r.status, r.body).to.equal(201);
+    };
+    // Crane's documented EHPA sample (reference 004) plus a cron and behavior.
+    await strict(EHPA_PATH, {
+      apiVersion: 'autoscaling.crane.io/v1alpha1',
+      kind: 'EffectiveHorizontalPodAutoscaler',
+      metadata: { name: 'php-apache' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'php-apache' },
+        minReplicas: 1,
+        maxReplicas: 10,
+        scaleStrategy: 'Preview',
+        specificReplicas: 5,
+        metrics: [cpu50, { type: 'Pods', pods: { metric: { name: 'http_requests', selector: { matchLabels: { a: 'b' } } }, target: { type: 'AverageValue', averageValue: '10' } } }],
+        crons: [{ name: 'cron1', timezone: 'Asia/Shanghai', description: 'scale up', start: '0 6 ? * *', end: '0 9 ? * *', targetReplicas: 100 }],
+        behavior: { scaleDown: { stabilizationWindowSeconds: 300, policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] } },
+        prediction: { predictionWindowSeconds: 3600, predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '3d', estimators: { fft: [{ marginFraction: '0.2', lowAmplitudeThreshold: '1.0', highFrequencyThreshold: '0.05', minNumOfSpectrumItems: 10, maxNumOfSpectrumItems: 20 }] } } } },
+      },
+    });
+    await strict(TSP_PATH, {
+      apiVersion: 'prediction.crane.io/v1alpha1',
+      kind: 'TimeSeriesPrediction',
+      metadata: { name: 'node-resource-percentile' },
+      spec: {
+        targetRef: { kind: 'Node', name: '192.168.56.166' },
+        predictionWindowSeconds: 600,
+        predictionMetrics: [{ resourceIdentifier: 'node-cpu', type: 'ResourceQuery', resourceQuery: 'cpu', algorithm: { algorithmType: 'percentile', percentile: { sampleInterval: '60s', histogram: { maxValue: '10000.0', epsilon: '1e-10', halfLife: '12h', bucketSize: '10', firstBucketSize: '40', bucketSizeGrowthRatio: '0.05' } } } }],
+      },
+    });
+    await strict(`/apis/autoscaling.k8s.io/v1/namespaces/${NS}/verticalpodautoscalers`, {
+      apiVersion: 'autoscaling.k8s.io/v1',
+      kind: 'VerticalPodAutoscaler',
+      metadata: { name: 'web-vpa' },
+      spec: {
+        targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        updatePolicy: { updateMode: 'Off', minReplicas: 2 },
+        resourcePolicy: { containerPolicies: [{ containerName: '*', minAllowed: { cpu: '100m', memory: '50Mi' }, maxAllowed: { cpu: 1, memory: '500Mi' }, controlledResources: ['cpu', 'memory'], controlledValues: 'RequestsAndLimits' }] },
+        recommenders: [{ name: 'default' }],
+      },
+    });
+    await strict(`/apis/autoscaling.k8s.io/v1/namespaces/${NS}/verticalpodautoscalercheckpoints`, {
+      apiVersion: 'autoscaling.k8s.io/v1',
+      kind: 'VerticalPodAutoscalerCheckpoint',
+      metadata: { name: 'web-vpa-app' },
+      spec: { vpaObjectName: 'web-vpa', containerName: 'app' },
+      status: {
+        lastUpdateTime: '2026-11-22T08:00:00Z',
+        version: 'v3',
+        cpuHistogram: { referenceTimestamp: '2026-11-22T00:00:00Z', bucketWeights: { '0': 10000, '3': 512 }, totalWeight: 12.5 },
+        memoryHistogram: { referenceTimestamp: null, bucketWeights: {}, totalWeight: 0 },
+        firstSampleStart: '2026-11-21T08:00:00Z',
+        lastSampleStart: '2026-11-22T07:59:00Z',
+        totalSamplesCount: 1440,
+      },
+    });
+  });
+
   it('creates the backing HPA with a controller ownerReference and converted metrics, and the TSP', async () => {
     await startControllers('ctrl-a');
     await post(
@@ -203,6 +266,31 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
     });
   });
 
+  it('reports Prometheus being down as PredictFailed without stopping, and recovers when it is back', async () => {
+    const c = env.cluster;
+    await c.stopPrometheus();
+    try {
+      await post(EHPA_PATH, ehpa('promdown', 'web', { metrics: [cpu50], prediction: { predictionWindowSeconds: 600, predictionAlgorithm: { algorithmType: 'percentile' } } }));
+      let cond: { status: string; reason: string; message: string } | undefined;
+      await waitFor('TSP PredictFailed', async () => {
+        if (!(await exists(`${TSP_PATH}/ehpa-promdown`))) return false;
+        cond = (await get(`${TSP_PATH}/ehpa-promdown`)).status?.conditions?.find((x) => x.type === 'Ready');
+        return cond?.reason === 'PredictFailed';
+      });
+      expect(cond!.status).to.equal('False');
+      expect(cond!.message).to.contain('prometheus unreachable');
+      // The HPA exists all the same; the adapter serves observed usage meanwhile.
+      expect(await exists(`${HPA_PATH}/ehpa-promdown`)).to.equal(true);
+      expect(procs.every((p) => p.running)).to.equal(true);
+    } finally {
+      await c.startPrometheus();
+    }
+    await waitFor('TSP Ready after Prometheus is back', async () => {
+      const t = await get(`${TSP_PATH}/ehpa-promdown`);
+      return t.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True') ?? false;
+    }, { timeoutMs: 90_000 });
+  });
+
   it('copies the HPA status into the EHPA status (replicas, lastScaleTime in Auto mode, HPA conditions)', async () => {
     await waitFor('EHPA status follows the HPA', async () => {
       const e = await get(`${EHPA_PATH}/web`);
@@ -216,6 +304,26 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
         (h.status?.['lastScaleTime'] === undefined || e.status?.['lastScaleTime'] === h.status?.['lastScaleTime'])
       );
     }, { timeoutMs: 90_000 });
+    const m = await (await fetch(`${procs[0]!.metricsUrl}/metrics`)).text();
+    expect(m).to.match(/^ehpa_adapter_controller_leader 1$/m);
+    expect(m).to.match(/^ehpa_adapter_controller_reconcile_total\{controller="ehpa",outcome="success"\} [1-9]/m);
+    expect(m).to.match(/^ehpa_adapter_effective_hpa_replicas\{namespace="ctrl",name="web"\} \d+$/m);
+    expect(m).to.match(/^ehpa_adapter_kube_api_requests_total\{method="GET"\} [1-9]/m);
+  });
+
+  it('recomputes the converted CPU target when the pods\' requests change (e.g. resized by a VPA)', async () => {
+    const c = env.cluster;
+    const r = await c.admin.request('PATCH', `/apis/apps/v1/namespaces/${NS}/deployments/web`, {
+      body: { spec: { template: { spec: { containers: [{ name: 'app', resources: { requests: { cpu: '1' } } }] } } } },
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    expect(r.status, r.body).to.equal(200);
+    // New pods become available 30 s after Ready (Crane's rule), then the average is 1000m × 50 % = 500m.
+    await waitFor('HPA target 500m', async () => {
+      const h = await get(`${HPA_PATH}/ehpa-web`);
+      const pods = (h.spec['metrics'] as { type: string; pods?: { target: { averageValue: string } } }[]).find((m) => m.type === 'Pods');
+      return pods?.pods?.target.averageValue === '500m';
+    }, { timeoutMs: 180_000 });
   });
 
   it('Preview: the HPA targets the Substitute and specificReplicas scales the target through /scale', async () => {
@@ -282,6 +390,10 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
     expect(specWrites(before).length).to.equal(1);
     expect((await events('web')).filter((e) => e.reason === 'HPACreated')).to.have.length(1);
     expect((await events('afterfailover')).filter((e) => e.reason === 'HPACreated')).to.have.length(1);
+    // Graceful shutdown (SIGTERM) gives the Lease up, so a standby would not wait out the lease duration.
+    await b.stop();
+    expect(await b.exited).to.equal(0);
+    expect((await get<{ spec: { holderIdentity?: string } }>(LEASE_PATH)).spec.holderIdentity ?? '').to.equal('');
   });
 
   it('deleting the EHPA garbage-collects its HPA and TSP', async () => {

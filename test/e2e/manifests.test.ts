@@ -88,7 +88,7 @@ describe('e2e: manifests/ on a real kube-apiserver', function () {
     const c = env.cluster;
     const patched = await applyComponent(objects, join(MANIFESTS_DIR, 'components', 'remote-adapter'));
     const dep = patched.find((o) => o.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { args: string[] }[] } } } };
-    expect(dep.spec.template.spec.containers[0]!.args).to.include('--remote-adapter=true');
+    expect(dep.spec.template.spec.containers[0]!.args).to.include('--remote-adapter=https://prometheus-adapter.monitoring.svc:443');
     expect(patched.map((o) => o.kind)).to.include('ClusterRoleBinding');
     const results = await applyObjects(c.kc, patched, { dryRun: true });
     expect(results.filter((r) => !r.ok).map((r) => r.error)).to.deep.equal([]);

@@ -12,7 +12,7 @@ import { startMetricsAdapter, type MetricsAdapterHandle, type MetricsAdapterOpti
 import type { Authorizer, AuthzAttributes, Decision } from '../../src/adapter/authz.ts';
 import type { UserInfo } from '../../src/adapter/authn.ts';
 import type { AdapterSources, PodLike, PredictionFallbackEvent } from '../../src/adapter/providers/sources.ts';
-import type { LabelSelector } from '../../src/adapter/label-selector.ts';
+import type { LabelSelector } from '../../src/selectors/label-selector.ts';
 import type { CrossVersionObjectReference, EffectiveHorizontalPodAutoscaler } from '../../src/ehpa/types.ts';
 import type { TimeSeriesPrediction } from '../../src/prediction/types.ts';
 

@@ -16,6 +16,7 @@ import {
 import { selectCraneEstimator } from '../../src/prediction/dsp/crane-selection.ts';
 import { autoCorrelation } from '../../src/prediction/dsp/autocorrelation.ts';
 import { detectPeriod } from '../../src/prediction/dsp/period.ts';
+import { percentileEstimate, type PercentileConfig } from '../../src/prediction/percentile/percentile-forecast.ts';
 
 const EXTRA: CraneEstimatorSpec[] = [
   { kind: 'maxValue', marginFraction: 0 },
@@ -44,6 +45,7 @@ interface OracleResponse {
   forecast?: number[];
   acf?: number[];
   periods?: number[];
+  value?: number;
 }
 
 function worstRelative(ours: ArrayLike<number>, theirs: ArrayLike<number>): number {
@@ -145,6 +147,45 @@ describe('oracle: Crane DSP (gocrane/crane v0.11.0) vs ours', function () {
       const weeks = truncateToPeriods(signal, WEEK_SECONDS);
       const chosen = weeks && weeks.periods > 1 ? weeks.signal : (truncateToPeriods(signal, DAY_SECONDS)?.signal as Signal);
       expect(detectPeriod(chosen, 1).periodSeconds, `input${i}`).to.equal((go.periods as number[])[0]);
+    });
+  });
+});
+
+describe("oracle: Crane percentile (gocrane/crane v0.11.0 + VPA v0.10.0 histogram) vs ours", function () {
+  this.timeout(30 * 60 * 1000);
+  const CONFIGS: PercentileConfig[] = [
+    // Crane's default: linear 0..100 in 0.1 buckets, P99.
+    { percentile: 0.99, marginFraction: 0, targetUtilization: 1, minSampleWeight: 1e-5, histogram: { kind: 'linear', maxValue: 100, bucketSize: 0.1, epsilon: 1e-10 } },
+    { percentile: 0.9, marginFraction: 0.15, targetUtilization: 0.8, minSampleWeight: 1e-5, histogram: { kind: 'linear', maxValue: 1000, bucketSize: 0.5, epsilon: 1e-10 } },
+    { percentile: 0.95, marginFraction: 0.1, targetUtilization: 1, minSampleWeight: 0.1, histogram: { kind: 'exponential', maxValue: 100000, firstBucketSize: 0.01, ratio: 1.05, epsilon: 1e-10 } },
+  ];
+  it('gives the same estimate on every Crane trace for three configurations', function () {
+    if (!tracesAvailable()) throw new Error('the Crane traces in ../shared/data are missing');
+    if (!goAvailable()) this.skip();
+    const oracle = buildCraneOracle() as string;
+    const cases: { name: string; values: number[]; config: PercentileConfig }[] = [];
+    for (const trace of craneTraces()) {
+      const values = loadTrace(trace).values.slice(-7 * 1440); // Crane's default 7-day history
+      for (const config of CONFIGS) cases.push({ name: trace.name, values, config });
+    }
+    const lines = cases.map(({ values, config }) =>
+      JSON.stringify({
+        op: 'percentile',
+        samples: values,
+        percentile: config.percentile,
+        margin: config.marginFraction,
+        targetUtilization: config.targetUtilization,
+        minSampleWeight: config.minSampleWeight,
+        histogram: config.histogram,
+      }),
+    );
+    const r = spawnSync(oracle, { input: lines.join('\n') + '\n', maxBuffer: 1 << 28, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`oracle failed: ${r.stderr}`);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as OracleResponse);
+    cases.forEach((c, i) => {
+      const go = answers[i] as OracleResponse;
+      expect(go.error, c.name).to.equal(undefined);
+      expect(percentileEstimate(c.values, c.config), `${c.name} ${c.config.histogram.kind} p${c.config.percentile}`).to.equal(go.value);
     });
   });
 });

@@ -23,7 +23,7 @@ export function buildCraneOracle(): string | null {
   const bin = join(dir, 'crane-dsp-oracle');
   if (existsSync(bin)) return bin;
   mkdirSync(dir, { recursive: true });
-  const r = spawnSync('go', ['build', '-o', bin, '.'], {
+  const r = spawnSync('go', ['build', '-buildvcs=false', '-o', bin, '.'], {
     cwd: MODULE_DIR,
     encoding: 'utf8',
     env: { ...process.env, CGO_ENABLED: '0' },

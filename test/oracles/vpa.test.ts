@@ -3,10 +3,13 @@
 // test/oracles/vpa/main.go) and through our core the way `ehpa-adapter recommend` runs it. Recommendations
 // (exact quantity strings), checkpoints and the count of discarded events must all be identical.
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildVpaOracle } from './vpa/build-oracle.ts';
 import { generateScenarios, type OracleScenario } from './vpa/scenarios.ts';
-import { runScenarioTs } from './vpa/run-ts.ts';
+import { runScenarioTs, type PhaseOutput } from './vpa/run-ts.ts';
 
 const SCENARIOS = 1000;
 const SEED = 20240310;
@@ -25,13 +28,30 @@ describe('VPA core vs upstream Go model (differential, 1000 scenarios)', functio
   this.timeout(30 * 60_000);
   let scenarios: OracleScenario[];
   let goResults: { name: string; phases: GoPhase[]; error?: string }[];
+  let tsResults: PhaseOutput[][];
 
-  before(function () {
+  before(async function () {
     const bin = buildVpaOracle();
     scenarios = generateScenarios(SCENARIOS, SEED);
-    const input = JSON.stringify({ scenarios });
-    const out = execFileSync(bin, ['replay'], { input, maxBuffer: 1 << 30 });
-    goResults = (JSON.parse(out.toString()) as { results: typeof goResults }).results;
+    // The Go replay runs in its own process while our core replays the same scenarios here.
+    // Input goes through a file so Go reads it while this (synchronous) loop runs.
+    const dir = mkdtempSync(join(tmpdir(), 'vpa-oracle-'));
+    const inputPath = join(dir, 'scenarios.json');
+    writeFileSync(inputPath, JSON.stringify({ scenarios }));
+    const fd = openSync(inputPath, 'r');
+    const child = spawn(bin, ['replay'], { stdio: [fd, 'pipe', 'inherit'] });
+    closeSync(fd);
+    const chunks: Buffer[] = [];
+    child.stdout!.on('data', (c: Buffer) => chunks.push(c));
+    const exited = new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', resolve);
+    });
+    tsResults = scenarios.map((s) => runScenarioTs(s));
+    const code = await exited;
+    rmSync(dir, { recursive: true, force: true });
+    if (code !== 0) throw new Error(`Go oracle exited with ${code}`);
+    goResults = (JSON.parse(Buffer.concat(chunks).toString()) as { results: typeof goResults }).results;
   });
 
   it('generates realistic scenarios deterministically', function () {
@@ -54,7 +74,7 @@ describe('VPA core vs upstream Go model (differential, 1000 scenarios)', functio
         diffs.push(`${s.name}: Go oracle failed: ${go.error}`);
         continue;
       }
-      const ts = runScenarioTs(s);
+      const ts = tsResults[i]!;
       for (let p = 0; p < s.phases.length; p++) {
         const g = go.phases[p]!;
         const t = ts[p]!;

@@ -9,7 +9,7 @@ import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../ehp
 import { cronWindowActive, CronWindowError } from '../../cron/cron-window.ts';
 import { cronReplicas } from '../../metrics/cron-replicas.ts';
 import { badRequest, MetricError, notFound, unavailable } from '../status.ts';
-import type { LabelSelector } from '../label-selector.ts';
+import type { LabelSelector } from '../../selectors/label-selector.ts';
 import type { ExternalMetricProvider, ExternalQuery, ExternalValue } from './provider.ts';
 import type { AdapterSources } from './sources.ts';
 

@@ -1,6 +1,6 @@
 // One provider per metric family (the KEDA-scaler shape): the HTTP layer asks "who owns metric M for
 // resource R?" and the owner computes values from AdapterSources. A new metric is a new provider file.
-import type { LabelSelector } from '../label-selector.ts';
+import type { LabelSelector } from '../../selectors/label-selector.ts';
 
 export interface CustomQuery {
   namespace?: string;

@@ -3,7 +3,7 @@
 // anything that needs a round trip (scale subresource, observed usage) may return a promise.
 import type { CrossVersionObjectReference, EffectiveHorizontalPodAutoscaler } from '../../ehpa/types.ts';
 import type { TimeSeriesPrediction } from '../../prediction/types.ts';
-import type { LabelSelector } from '../label-selector.ts';
+import type { LabelSelector } from '../../selectors/label-selector.ts';
 
 export type MaybePromise<T> = T | Promise<T>;
 

@@ -4,7 +4,7 @@
 import { upsertCondition } from '../../ehpa/status.ts';
 import type { HistorySeries } from '../history/types.ts';
 import type { PredictionMetricStatus, TimeSeriesPrediction, TspStatus } from '../types.ts';
-import { goFixed } from './go-format.ts';
+import { formatGoFixed5 } from '../go-format.ts';
 
 export const PREDICT_SUCCEED = 'PredictSucceed';
 export const PREDICT_PARTIAL = 'PredictPartial';
@@ -40,7 +40,7 @@ export function metricStatus(resourceIdentifier: string, forecast: readonly Hist
       const samples: { value: string; timestamp: number }[] = [];
       for (let i = 0; i < s.timestamps.length; i++) {
         const t = s.timestamps[i] as number;
-        if (t >= startS && t <= endS) samples.push({ value: goFixed(s.values[i] as number, 5), timestamp: t });
+        if (t >= startS && t <= endS) samples.push({ value: formatGoFixed5(s.values[i] as number), timestamp: t });
       }
       return {
         labels: Object.keys(s.labels)

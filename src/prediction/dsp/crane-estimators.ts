@@ -3,7 +3,7 @@
 // reconstructs the last period; it runs on crane-fft.ts so its keep/zero decisions, and therefore its
 // output, match Crane's to the last bit. Estimators over the same signal share one spectrum.
 import { craneFftReal, craneIfft, type ComplexArray } from './crane-fft.ts';
-import { goHypot } from './go-math.ts';
+import { goHypot } from '../../gomath/go-trig.ts';
 import { samplesPerPeriod, type Signal } from './signal.ts';
 
 export interface MaxValueEstimatorSpec {

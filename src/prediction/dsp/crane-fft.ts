@@ -2,9 +2,9 @@
 // over a bit-reversed copy for powers of two, Bluestein's chirp-z convolution (padded to the next power of
 // two >= 2N-1) otherwise, twiddles and chirps from Go's Sincos, the inverse via index reversal plus a
 // forward transform divided by N. Same operations in the same order give the same float64 results, which
-// Crane-parity forecasts need (see go-math.ts for why). For everything that does not have to match Crane
+// Crane-parity forecasts need (see src/gomath/go-trig.ts for why). For everything that does not have to match Crane
 // bit for bit, use dft.ts, which is faster.
-import { goSincos } from './go-math.ts';
+import { goSincos } from '../../gomath/go-trig.ts';
 
 export interface ComplexArray {
   re: Float64Array;

@@ -19,6 +19,8 @@ export interface DspForecastConfig {
   /** Samples to return; null gives Crane's horizon, the period forecast repeated once per history period. */
   horizonSeconds: number | null;
   estimators: EstimatorMode;
+  /** Unix seconds; the history window ends at now truncated to the interval. Default: the last sample. */
+  nowSeconds?: number;
   craneEstimators?: readonly CraneEstimatorSpec[];
   auto?: AutoConfig;
   shortHorizon?: ShortHorizonConfig;
@@ -48,12 +50,16 @@ function repeatOverHorizon(onePeriod: Float64Array, count: number, firstTimestam
   return out;
 }
 
-/** Keeps the samples Crane would have fetched: the last history + 1h, ending at the last sample. */
-function historyWindow(ts: TimeSeries, historySeconds: number): TimeSeries {
+/**
+ * Keeps the samples Crane would have fetched: [end - history - 1h, end] with end = now truncated to the
+ * interval (now defaults to the last sample).
+ */
+function historyWindow(ts: TimeSeries, historySeconds: number, interval: number, now: number | undefined): TimeSeries {
   const n = ts.timestamps.length;
   if (n === 0) return ts;
-  const last = ts.timestamps[n - 1] as number;
-  const from = last - historySeconds - 3600;
+  const endRaw = now ?? (ts.timestamps[n - 1] as number);
+  const end = endRaw - (((endRaw % interval) + interval) % interval);
+  const from = end - historySeconds - 3600;
   let i = 0;
   while (i < n && (ts.timestamps[i] as number) < from) i++;
   return {
@@ -64,7 +70,7 @@ function historyWindow(ts: TimeSeries, historySeconds: number): TimeSeries {
 
 export function dspForecast(history: TimeSeries, config: DspForecastConfig, seed: number): DspForecast {
   const interval = config.intervalSeconds;
-  const windowed = historyWindow(history, config.historySeconds);
+  const windowed = historyWindow(history, config.historySeconds, interval, config.nowSeconds);
   const regular = preprocess(windowed, interval);
   const lastTimestamp = regular.start + (regular.values.length - 1) * interval;
   const first = lastTimestamp + interval;

@@ -1,6 +1,8 @@
 // The non-decaying weighted histogram Crane's percentile predictor borrows from the VPA recommender
 // (k8s.io/autoscaler vertical-pod-autoscaler pkg/recommender/util, spec §E.2): linear or exponential
-// buckets, Percentile returns the end of the bucket where the cumulative weight reaches p.
+// buckets, Percentile returns the end of the bucket where the cumulative weight reaches p. Exponential bucket
+// starts use Go's Pow arithmetic so estimates equal Crane's to the bit.
+import { goPow } from '../../gomath/go-math.ts';
 
 export type HistogramOptions =
   | { kind: 'linear'; maxValue: number; bucketSize: number; epsilon: number }
@@ -15,7 +17,8 @@ function numBuckets(o: HistogramOptions): number {
 
 export function bucketStart(o: HistogramOptions, bucket: number): number {
   if (o.kind === 'linear') return bucket * o.bucketSize;
-  return (o.firstBucketSize * (Math.pow(o.ratio, bucket) - 1)) / (o.ratio - 1);
+  if (bucket === 0) return 0;
+  return (o.firstBucketSize * (goPow(o.ratio, bucket) - 1)) / (o.ratio - 1);
 }
 
 function findBucket(o: HistogramOptions, n: number, value: number): number {

@@ -1,7 +1,7 @@
 // Resource estimators (upstream recommender/logic/estimator.go). Each turns an aggregate's history into
 // one amount; they wrap one another: percentile -> margin -> confidence multiplier -> pod minimum.
 import type { AggregateContainerState } from '../model/aggregate-container-state.ts';
-import { goPow } from '../model/go-math.ts';
+import { goPow } from '../../gomath/go-math.ts';
 import { durationMinutes, subNanosFloat, type Micros } from '../model/go-time.ts';
 import {
   cpuAmountFromCores,

@@ -4,3 +4,4 @@ export * from './estimators.ts';
 export * from './pod-recommender.ts';
 export * from './resource-list.ts';
 export * from './post-processors.ts';
+export * from './limits.ts';

@@ -52,6 +52,8 @@ export class VpaState {
   readonly containersInitialAggregateState = new Map<string, AggregateContainerState>();
   podCount = 0;
   checkpointWritten: Instant | undefined;
+  /** The selector's canonical text (labels.Selector.String()); a changed selector recreates the VPA. */
+  selectorKey = '';
 
   constructor(
     readonly namespace: string,
@@ -72,6 +74,15 @@ export class VpaState {
     state.isUnderVPA = true;
     state.updateMode = this.updateMode;
     state.updateFromPolicy(getContainerResourcePolicy(key.containerName, this.resourcePolicy), gates);
+  }
+
+  /** Sets the policy and re-applies it to every aggregate in use (upstream Vpa.SetResourcePolicy). */
+  setResourcePolicy(policy: PodResourcePolicy | undefined, gates: ModelFeatureGates = {}): void {
+    if (policy === this.resourcePolicy) return;
+    this.resourcePolicy = policy;
+    for (const { key, state } of this.aggregateContainerStates.values()) {
+      state.updateFromPolicy(getContainerResourcePolicy(key.containerName, policy), gates);
+    }
   }
 
   deleteAggregation(id: string): void {
@@ -134,16 +145,38 @@ export class ClusterState {
     return `${id.namespace}/${id.podName}`;
   }
 
-  addOrUpdateVpa(vpa: VpaState): void {
+  /**
+   * Adds a VPA, or updates the tracked one with the same namespace/name (upstream AddOrUpdateVpa): when
+   * its selectorKey is unchanged the existing VpaState is kept (with its checkpointed initial state) and
+   * takes the new policy, update mode and annotations; when the selector changed it is replaced, which —
+   * as upstream — drops the state it had loaded from checkpoints. Returns the live VpaState.
+   */
+  addOrUpdateVpa(vpa: VpaState): VpaState {
     const id = `${vpa.namespace}/${vpa.name}`;
     const old = this.vpas.get(id);
-    if (old) for (const aggId of [...old.aggregateContainerStates.keys()]) old.deleteAggregation(aggId);
+    if (old && old !== vpa && old.selectorKey === vpa.selectorKey && vpa.selectorKey !== '') {
+      old.updateMode = vpa.updateMode;
+      old.annotations = vpa.annotations;
+      old.setResourcePolicy(vpa.resourcePolicy, this.gates);
+      return old;
+    }
+    if (old === vpa) return vpa;
+    if (old) this.deleteVpa(old.namespace, old.name);
     this.vpas.set(id, vpa);
     for (const { key, state } of this.aggregates.values()) vpa.useAggregationIfMatching(key, state, this.gates);
     vpa.podCount = 0;
     for (const pod of this.pods.values()) {
       if (vpa.matches(aggregateKey(pod.id.namespace, '', pod.labels, pod.labelSetKey))) vpa.podCount++;
     }
+    return vpa;
+  }
+
+  deleteVpa(namespace: string, name: string): void {
+    const id = `${namespace}/${name}`;
+    const vpa = this.vpas.get(id);
+    if (!vpa) return;
+    for (const { state } of vpa.aggregateContainerStates.values()) state.markNotAutoscaled();
+    this.vpas.delete(id);
   }
 
   /** Adds a pod or updates its labels/phase; a label change re-links its containers to other aggregates. */

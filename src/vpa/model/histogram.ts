@@ -3,7 +3,7 @@
 // Behaviour to keep: sub-epsilon weight does not widen [minBucket, maxBucket]; Percentile returns the
 // END of the chosen bucket (the start for the last, unbounded one); checkpoints scale the heaviest
 // bucket to 10000 and drop what rounds to 0.
-import { goExp2, ldexp, roundHalfUp } from './go-math.ts';
+import { goExp2, ldexp, roundHalfUp } from '../../gomath/go-math.ts';
 import type { HistogramOptions } from './histogram-options.ts';
 import { GO_ZERO_TIME, roundTime, subNanosFloat, type Instant, type Micros } from './go-time.ts';
 
@@ -19,13 +19,14 @@ export interface HistogramCheckpoint {
 }
 
 export class Histogram {
-  readonly bucketWeight: Float64Array;
+  /** Bucket weights (a plain double array: cheaper to allocate than a typed array's off-heap store). */
+  readonly bucketWeight: number[];
   totalWeight = 0;
   minBucket: number;
   maxBucket = 0;
 
   constructor(readonly options: HistogramOptions) {
-    this.bucketWeight = new Float64Array(options.numBuckets);
+    this.bucketWeight = zeroDoubles(options.numBuckets);
     this.minBucket = options.numBuckets - 1;
   }
 
@@ -150,6 +151,11 @@ export class Histogram {
     this.totalWeight += cp.totalWeight;
     this.updateMinAndMaxBucket();
   }
+}
+
+/** An array of n zeros stored unboxed as doubles (filled with a fraction first to fix the elements kind). */
+function zeroDoubles(n: number): number[] {
+  return new Array<number>(n).fill(0.5).fill(0);
 }
 
 function safeSubtract(value: number, sub: number, epsilon: number): number {

@@ -1,6 +1,7 @@
 // The VPA recommender's state: histograms, container and aggregate state, the cluster view, checkpoints,
 // and the Go numeric/time semantics they depend on. Pure: time is always passed in.
-export * from './go-math.ts';
+// Go-exact maths live in src/gomath (shared with the DSP port); re-exported for the model's users.
+export * from '../../gomath/go-math.ts';
 export * from './go-time.ts';
 export * from './histogram-options.ts';
 export * from './histogram.ts';

@@ -5,7 +5,10 @@ module ehpa-adapter/test/oracles/crane-dsp
 
 go 1.22
 
-require github.com/gocrane/crane v0.11.0
+require (
+	github.com/gocrane/crane v0.11.0
+	k8s.io/autoscaler/vertical-pod-autoscaler v0.10.0
+)
 
 require (
 	github.com/davecgh/go-spew v1.1.1 // indirect
@@ -26,7 +29,10 @@ require (
 	github.com/montanaflynn/stats v0.6.6 // indirect
 	github.com/opencontainers/go-digest v1.0.0 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
+	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/spf13/pflag v1.0.5 // indirect
+	github.com/stretchr/objx v0.2.0 // indirect
+	github.com/stretchr/testify v1.7.0 // indirect
 	golang.org/x/net v0.0.0-20211216030914-fe4d6282115f // indirect
 	golang.org/x/oauth2 v0.0.0-20211104180415-d3ed0bb246c8 // indirect
 	golang.org/x/sys v0.0.0-20220319134239-a9b59b0215f8 // indirect
@@ -41,7 +47,6 @@ require (
 	k8s.io/api v0.22.3 // indirect
 	k8s.io/apimachinery v0.22.3 // indirect
 	k8s.io/apiserver v0.22.3 // indirect
-	k8s.io/autoscaler/vertical-pod-autoscaler v0.10.0 // indirect
 	k8s.io/client-go v0.22.3 // indirect
 	k8s.io/component-base v0.22.3 // indirect
 	k8s.io/klog/v2 v2.9.0 // indirect

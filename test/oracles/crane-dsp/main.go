@@ -16,6 +16,8 @@ import (
 
 	"github.com/gocrane/crane/pkg/prediction/accuracy"
 	"github.com/gocrane/crane/pkg/prediction/dsp"
+	"github.com/gocrane/crane/pkg/prediction/percentile"
+	vpa "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/recommender/util"
 )
 
 type estimatorSpec struct {
@@ -27,8 +29,22 @@ type estimatorSpec struct {
 	Margin float64 `json:"margin"`
 }
 
+type histogramSpec struct {
+	Kind            string  `json:"kind"` // "linear" | "exponential"
+	MaxValue        float64 `json:"maxValue"`
+	BucketSize      float64 `json:"bucketSize"`
+	FirstBucketSize float64 `json:"firstBucketSize"`
+	Ratio           float64 `json:"ratio"`
+	Epsilon         float64 `json:"epsilon"`
+}
+
 type request struct {
-	Op            string          `json:"op"` // "estimate" | "acf" | "period" | "bench"
+	Op            string          `json:"op"` // "estimate" | "acf" | "period" | "bench" | "percentile"
+	Percentile    float64         `json:"percentile"`
+	Margin        float64         `json:"margin"`
+	Target        float64         `json:"targetUtilization"`
+	MinWeight     float64         `json:"minSampleWeight"`
+	Histogram     histogramSpec   `json:"histogram"`
 	SampleRate    float64         `json:"sampleRate"`
 	PeriodSeconds int64           `json:"periodSeconds"`
 	Samples       []float64       `json:"samples"`
@@ -52,6 +68,31 @@ type response struct {
 	ACF        []float64         `json:"acf,omitempty"`
 	Periods    []int64           `json:"periods,omitempty"`
 	NanosPerOp []int64           `json:"nanosPerOp,omitempty"`
+	Value      *float64          `json:"value,omitempty"`
+}
+
+// percentileEstimate is Crane's percentile model (pkg/prediction/percentile aggregate_signal.go and
+// prediction.go): a VPA histogram fed every sample with weight max(minSampleWeight, value), read through
+// NewPercentileEstimator, WithMargin and WithTargetUtilization in that order.
+func percentileEstimate(req request) (float64, error) {
+	var opts vpa.HistogramOptions
+	var err error
+	if req.Histogram.Kind == "exponential" {
+		opts, err = vpa.NewExponentialHistogramOptions(req.Histogram.MaxValue, req.Histogram.FirstBucketSize, req.Histogram.Ratio, req.Histogram.Epsilon)
+	} else {
+		opts, err = vpa.NewLinearHistogramOptions(req.Histogram.MaxValue, req.Histogram.BucketSize, req.Histogram.Epsilon)
+	}
+	if err != nil {
+		return 0, err
+	}
+	h := vpa.NewHistogram(opts)
+	for _, v := range req.Samples {
+		h.AddSample(v, math.Max(req.MinWeight, v), time.Time{})
+	}
+	est := percentile.NewPercentileEstimator(req.Percentile)
+	est = percentile.WithMargin(req.Margin, est)
+	est = percentile.WithTargetUtilization(req.Target, est)
+	return est.GetEstimation(h), nil
 }
 
 func build(specs []estimatorSpec) []dsp.Estimator {
@@ -141,6 +182,12 @@ func handle(req request) response {
 			resp.Forecast = ests[best].GetEstimation(s, period).Samples
 		}
 		return resp
+	case "percentile":
+		v, err := percentileEstimate(req)
+		if err != nil {
+			return response{Error: err.Error()}
+		}
+		return response{Value: &v}
 	case "acf":
 		return response{ACF: dsp.AutoCorrelation(req.Samples)}
 	case "period":

@@ -19,7 +19,7 @@ export function buildVpaOracle(): string {
   if (existsSync(bin)) return bin;
   mkdirSync(dir, { recursive: true });
   const tmp = `${bin}.tmp-${process.pid}`;
-  execFileSync('go', ['build', '-o', tmp, '.'], { cwd: ORACLE_DIR, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, GOFLAGS: '-mod=mod' } });
+  execFileSync('go', ['build', '-o', tmp, '.'], { cwd: ORACLE_DIR, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, GOFLAGS: '-mod=mod -buildvcs=false' } });
   renameSync(tmp, bin);
   return bin;
 }

@@ -184,6 +184,9 @@ export function generateScenario(index: number, seed: number): OracleScenario {
   let t = t0;
   for (let ph = 0; ph < phaseCount; ph++) {
     const events: OracleEvent[] = [];
+    // Labels are read when a pod is first seen (each phase is a fresh recommender), so only the first
+    // event of a pod in a phase carries them.
+    const labelled = new Set<string>();
     const n = Math.max(1, Math.round(samples / phaseCount));
     for (let i = 0; i < n; i++) {
       if (shape === 'sparse' && chance(0.05)) t += pick([3, 20, 120, 250]) * 86400_000; // reference shifts
@@ -198,7 +201,10 @@ export function generateScenario(index: number, seed: number): OracleScenario {
           const cpu = Math.max(0, p.cpuBase * (1 + 0.3 * daily + p.cpuNoise * (r() - 0.5)));
           const mem = Math.max(0, p.memBase * (1 + 0.2 * daily + p.memNoise * (r() - 0.5)));
           const base: OracleEvent = { time: iso(ts), container: c, pod };
-          if (podLabels.size > 0) base.labels = podLabels.get(pod);
+          if (!labelled.has(pod)) {
+            base.labels = podLabels.get(pod);
+            labelled.add(pod);
+          }
           if (chance(0.5)) events.push({ ...base, cpuCores: Math.round(cpu * 1000) / 1e6 });
           else events.push({ ...base, cpuMillicores: chance(0.01) ? -5 : Math.round(cpu) });
           if (chance(0.9)) events.push({ ...base, memoryBytes: chance(0.1) ? mem : Math.round(mem) });

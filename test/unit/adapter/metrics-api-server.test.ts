@@ -168,6 +168,22 @@ describe('metrics API server over HTTPS', function () {
         a.clock.now = Date.parse('2026-01-05T10:00:00Z');
       }
     });
+    it('follows the cron time zone across a DST change (02:30 New York start on spring-forward day opens at 03:30 EDT)', async () => {
+      a.sources.ehpas.push(ehpa({ crons: [{ name: 'early', timezone: 'America/New_York', start: '30 2 * * *', end: '0 5 * * *', targetReplicas: 6 }] }, 'nyc', 'uid-nyc'));
+      const at = async (iso: string) => {
+        a.clock.now = Date.parse(iso);
+        return (await a.get(`${EM}/namespaces/default/crane_cron_nyc`, { headers: HPA })).json.items[0].value;
+      };
+      try {
+        expect(await at('2026-03-08T07:29:00Z')).to.equal('2');
+        expect(await at('2026-03-08T07:30:00Z')).to.equal('6');
+        expect(await at('2026-03-08T08:59:59Z')).to.equal('6');
+        expect(await at('2026-03-08T09:00:00Z')).to.equal('2');
+        expect(await at('2026-03-09T06:30:00Z')).to.equal('6'); // 02:30 EDT the next day
+      } finally {
+        a.clock.now = Date.parse('2026-01-05T10:00:00Z');
+      }
+    });
     it('an invalid zone fails that EHPA only, clearly', async () => {
       const r = await a.get(`${EM}/namespaces/default/crane_cron_broken`, { headers: HPA });
       expect(r.status).to.equal(500);

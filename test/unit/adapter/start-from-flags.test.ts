@@ -106,4 +106,16 @@ describe('startAdapterFromFlags (ConfigMap + SubjectAccessReview through @kubern
     }
     expect(err?.message).to.match(/needs --requestheader-client-ca-file or a cluster connection/);
   });
+  it('refuses an unknown --cron-local-timezone before listening', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'adapter-flags-'));
+    await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'ca.crt'), testPki().frontProxyCa.certPem));
+    const flags = parseFlags(ADAPTER_FLAGS, [`--requestheader-client-ca-file=${join(dir, 'ca.crt')}`, '--cron-local-timezone=Mars/Base']);
+    let err: Error | undefined;
+    try {
+      await startAdapterFromFlags(flags, { sources: new MapSources(), registry: new Registry(), logger: pino({ level: 'silent' }), authorizer: { authorize: async () => ({ allowed: false }) } });
+    } catch (e) {
+      err = e as Error;
+    }
+    expect(err?.message).to.equal('--cron-local-timezone: unknown time zone "Mars/Base"');
+  });
 });

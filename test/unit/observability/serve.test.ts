@@ -40,7 +40,7 @@ describe('operations endpoint', () => {
   });
 
   it('`ehpa-adapter serve --metrics-port 0` answers /healthz and /metrics and stops on SIGTERM', async () => {
-    const p = spawn(process.execPath, [BIN, 'serve', '--metrics-port', '0', '--metrics-bind-address', '127.0.0.1'], {
+    const p = spawn(process.execPath, [BIN, 'serve', '--metrics-port', '0', '--metrics-bind-address', '127.0.0.1', '--adapter=false', '--controllers='], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     try {

@@ -2,7 +2,7 @@
 // Prometheus answers into samples, and the serve flags.
 import { expect } from 'chai';
 import { parseFlags, UsageError } from '../../../../src/config/flags.ts';
-import { parseLabelSelector } from '../../../../src/kube/label-selector.ts';
+import { parseLabelSelector } from '../../../../src/selectors/label-selector.ts';
 import { historyPodLabelsByName } from '../../../../src/vpa/routines/history-attribution.ts';
 import { VPA_RECOMMENDER_FLAGS, recommenderConfigFromFlags } from '../../../../src/vpa/routines/recommender-flags.ts';
 import { equalityLabels, labelSelectorToString } from '../../../../src/vpa/routines/target-selectors.ts';
@@ -26,7 +26,8 @@ describe('vpa routines: inputs', () => {
   it('turns a LabelSelector into the string form /scale reports, and reads its equality labels', () => {
     const s = labelSelectorToString({ matchLabels: { tier: 'web', app: 'shop' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'canary'] }, { key: 'old', operator: 'DoesNotExist' }] });
     expect(s).to.equal('app=shop,tier=web,env in (canary,prod),!old');
-    const sel = parseLabelSelector(s);
+    const parsed = parseLabelSelector(s);
+    const sel = (l: Record<string, string>) => parsed.matches(l);
     expect(sel({ app: 'shop', tier: 'web', env: 'prod' })).to.equal(true);
     expect(sel({ app: 'shop', tier: 'web', env: 'dev' })).to.equal(false);
     expect(equalityLabels(s)).to.deep.equal({ app: 'shop', tier: 'web' });
@@ -37,7 +38,7 @@ describe('vpa routines: inputs', () => {
   it('attributes a dead pod to the VPA whose target it is named after (Crane\'s pod-name patterns)', () => {
     const web = vpaObj('web', 'web');
     const sts = { ...vpaObj('db', 'db'), spec: { targetRef: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db' } } };
-    const target = (app: string, sel = `app=${app}`) => ({ selector: parseLabelSelector(sel), selectorKey: sel, equalityLabels: equalityLabels(sel) });
+    const target = (app: string, sel = `app=${app}`) => ({ selector: (l: Record<string, string> | undefined) => parseLabelSelector(sel).matches(l), selectorKey: sel, equalityLabels: equalityLabels(sel) });
     const vpas = [
       { obj: web, target: target('web') },
       { obj: sts, target: target('db') },

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { goHypot, goSincos } from '../../../../src/prediction/dsp/go-math.ts';
+import { goHypot, goSincos } from '../../../src/gomath/go-trig.ts';
+import { goPow } from '../../../src/gomath/go-math.ts';
 
 // [x, sin, cos] printed by Go 1.26 math.Sincos on amd64 (fmt %v, shortest round-trip form).
 const GO_SINCOS: [number, number, number][] = [
@@ -21,7 +22,19 @@ const GO_ABS: [number, number, number][] = [
   [1e200, 1e200, 1.414213562373095e200],
 ];
 
-describe('prediction/dsp go-math', () => {
+// [x, n, x^n] printed by Go 1.26 math.Pow; V8's Math.pow gives 131.50125784630401 for the first.
+const GO_POW: [number, number, number][] = [
+  [1.05, 100, 131.50125784630362],
+  [1.05, 37, 6.081406942770457],
+  [1.1, 250, 2.2293142370048317e10],
+  [3, 5, 243],
+];
+
+describe('gomath trig', () => {
+  it('goPow reproduces Go math.Pow for whole exponents (percentile bucket starts)', () => {
+    for (const [x, n, want] of GO_POW) expect(goPow(x, n), `${x}^${n}`).to.equal(want);
+    expect(goPow(7, 0)).to.equal(1);
+  });
   it('goSincos reproduces Go math.Sincos bit for bit', () => {
     const out = new Float64Array(2);
     for (const [x, s, c] of GO_SINCOS) {

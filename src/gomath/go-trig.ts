@@ -87,3 +87,4 @@ export function goHypot(p: number, q: number): number {
   small = small / big;
   return big * Math.sqrt(1 + small * small);
 }
+

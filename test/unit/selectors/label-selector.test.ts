@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseLabelSelector, SelectorError } from '../../../src/adapter/label-selector.ts';
+import { parseLabelSelector, SelectorError } from '../../../src/selectors/label-selector.ts';
 
 describe('parseLabelSelector (apimachinery labels.Parse grammar)', () => {
   const labels = { app: 'web', tier: 'front', 'app.kubernetes.io/name': 'shop', replicas: '5' };

@@ -1,0 +1,180 @@
+// `npm run bench -- adapter`: our metrics adapter vs the Go reference (sigs.k8s.io/custom-metrics-apiserver
+// v1.37.0 with an equivalent in-memory provider, bench/adapter/go) on loopback HTTPS, same fixture (1,000
+// EHPAs, 10,000 pods), same load (autocannon, keep-alive, front-proxy client certificate, system:masters so
+// neither side calls out for authorization). Rounds alternate between the servers; medians are reported.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { homedir, tmpdir, cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'node:https';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { issueCertificate } from '../../src/adapter/cert-factory.ts';
+import { makeFixture, EHPAS, NAMESPACES } from './fixture.ts';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const GO_REF = 'v1.37.0';
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function buildGo(): string | undefined {
+  const out = join(homedir(), '.cache', 'ehpa-adapter', `bench-reference-adapter-${GO_REF}`, 'server');
+  if (existsSync(out)) return out;
+  if (spawnSync('go', ['version']).status !== 0) return undefined;
+  mkdirSync(join(out, '..'), { recursive: true });
+  console.log(`building the Go reference adapter (custom-metrics-apiserver ${GO_REF}) into ${out} …`);
+  const r = spawnSync('nice', ['go', 'build', '-o', out, '.'], { cwd: join(here, 'go'), stdio: 'inherit' });
+  return r.status === 0 ? out : undefined;
+}
+
+async function main() {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-adapter-'));
+  const nb = new Date(Date.now() - 3_600_000);
+  const na = new Date(Date.now() + 86_400_000);
+  const servingCa = issueCertificate({ commonName: 'bench-ca', usage: 'ca', notBefore: nb, notAfter: na });
+  const serving = issueCertificate({ commonName: 'localhost', usage: 'server', dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'], notBefore: nb, notAfter: na }, servingCa);
+  const fpCa = issueCertificate({ commonName: 'front-proxy-ca', usage: 'ca', notBefore: nb, notAfter: na });
+  const fpClient = issueCertificate({ commonName: 'front-proxy-client', usage: 'client', notBefore: nb, notAfter: na }, fpCa);
+  await writeFile(join(dir, 'tls.crt'), serving.certPem + servingCa.certPem);
+  await writeFile(join(dir, 'tls.key'), serving.keyPem);
+  await writeFile(join(dir, 'front-proxy-ca.crt'), fpCa.certPem);
+  // Never dialled: the reference builds an informer factory from it but starts no informer.
+  await writeFile(join(dir, 'kubeconfig'), 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: x}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n');
+  const fx = makeFixture(Date.now());
+  await writeFile(join(dir, 'fixture.json'), JSON.stringify(fx));
+
+  const children: ChildProcess[] = [];
+  const stop = () => children.forEach((c) => c.kill('SIGTERM'));
+  process.on('exit', stop);
+
+  const ts = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : []), '--import', 'tsx', join(here, 'ts-server.ts'), join(dir, 'fixture.json'), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(ts);
+  const tsPort = await new Promise<number>((resolve, reject) => {
+    ts.stdout!.once('data', (b: Buffer) => resolve(Number(b.toString().trim())));
+    ts.once('exit', (c) => reject(new Error(`our adapter exited with ${c}`)));
+  });
+
+  // The reference twice: as deployed (GOMAXPROCS = all CPUs) and on one core, like our one event loop.
+  const goServers: [string, number][] = [];
+  const goBin = buildGo();
+  if (goBin) {
+    for (const procs of [undefined, 1]) {
+      const port = await freePort();
+      const go = spawn(goBin, [
+        `--secure-port=${port}`, '--bind-address=127.0.0.1', `--tls-cert-file=${join(dir, 'tls.crt')}`, `--tls-private-key-file=${join(dir, 'tls.key')}`,
+        `--requestheader-client-ca-file=${join(dir, 'front-proxy-ca.crt')}`, '--requestheader-allowed-names=front-proxy-client',
+        '--requestheader-username-headers=X-Remote-User', '--requestheader-group-headers=X-Remote-Group', '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+        '--authentication-skip-lookup', `--lister-kubeconfig=${join(dir, 'kubeconfig')}`, `--fixture=${join(dir, 'fixture.json')}`,
+      ], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...(procs ? { GOMAXPROCS: String(procs) } : {}) } });
+      children.push(go);
+      let goLog = '';
+      go.stderr!.on('data', (b: Buffer) => (goLog = (goLog + b.toString()).slice(-4000)));
+      go.once('exit', (c) => c !== null && c !== 0 && console.error(`Go reference exited with ${c}:\n${goLog}`));
+      goServers.push([`custom-metrics-apiserver ${GO_REF} (Go${procs ? `, GOMAXPROCS=${procs}` : ''})`, port]);
+    }
+  } else {
+    console.log('Go toolchain not found: running our adapter alone (install Go to compare with the reference).');
+  }
+
+  const headers = { 'X-Remote-User': 'system:serviceaccount:kube-system:horizontal-pod-autoscaler', 'X-Remote-Group': 'system:masters' };
+  const tlsOptions = { ca: servingCa.certPem, cert: fpClient.certPem, key: fpClient.keyPem };
+  const fetchOnce = (port: number, path: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: 'localhost', port, path, headers, ...tlsOptions }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  const podPath = (i: number) => {
+    const e = fx.ehpas[i % EHPAS]!;
+    return `/apis/custom.metrics.k8s.io/v1beta2/namespaces/${e.namespace}/pods/%2A/crane_pod_cpu_usage?labelSelector=app%3D${e.name}&metricLabelSelector=autoscaling.crane.io%2Feffective-hpa-uid%3D${e.uid}`;
+  };
+  const servers: [string, number][] = [['ehpa-adapter (Node)', tsPort]];
+  for (const [name, port] of goServers) {
+    for (let i = 0; i < 100; i++) {
+      const ok = await fetchOnce(port, '/healthz').then((r) => r.status === 200, () => false);
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    servers.push([name, port]);
+  }
+  // Same answer from both before timing anything.
+  for (const [name, port] of servers) {
+    const r = await fetchOnce(port, podPath(7));
+    const doc = JSON.parse(r.body) as { items?: { value: string }[] };
+    console.log(`${name}: ${r.status}, ${doc.items?.length ?? 0} items, value ${doc.items?.[0]?.value}`);
+    if (r.status !== 200) throw new Error(`${name} answered ${r.status}: ${r.body.slice(0, 300)}`);
+  }
+
+  const scenarios: [string, (i: number) => string][] = [
+    ['Pods metric crane_pod_cpu_usage (1,000 EHPAs round-robin)', podPath],
+    ['discovery /apis/custom.metrics.k8s.io/v1beta2', () => '/apis/custom.metrics.k8s.io/v1beta2'],
+  ];
+  const rows: string[] = [];
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+  for (const [scenario, pathFor] of scenarios) {
+    // Warm-up (JIT, TLS sessions, caches) for every server before anything is timed.
+    for (const [, port] of servers) {
+      let i = 0;
+      await autocannon({
+        url: `https://localhost:${port}`, connections: CONNECTIONS, duration: 2, headers, tlsOptions,
+        requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: pathFor(i++) }) }],
+      });
+    }
+    const results = new Map<string, { rps: number[]; p50: number[]; p99: number[] }>();
+    for (let round = 0; round < ROUNDS; round++) {
+      // Rotate the order each round so no server always runs first (or right after another).
+      const order = servers.map((_, k) => servers[(k + round) % servers.length]!);
+      for (const [name, port] of order) {
+        let i = 0;
+        const r = await autocannon({
+          url: `https://localhost:${port}`, connections: CONNECTIONS, duration: DURATION, headers, tlsOptions,
+          requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: pathFor(i++) }) }],
+        });
+        if (r.non2xx || r.errors || r.timeouts) console.warn(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+        const acc = results.get(name) ?? { rps: [], p50: [], p99: [] };
+        acc.rps.push(r.requests.average);
+        acc.p50.push(r.latency.p50);
+        acc.p99.push(r.latency.p99);
+        results.set(name, acc);
+        console.log(`  ${scenario} | ${name} | round ${round + 1}: ${r.requests.average.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms`);
+      }
+    }
+    const ours = results.get(servers[0]![0])!;
+    for (const [name] of servers) {
+      const x = results.get(name)!;
+      // Ratios are ours relative to this row's server.
+      const ratio = name === servers[0]![0] ? ' | | ' : ` | ${(median(ours.rps) / median(x.rps)).toFixed(2)}x | ${(median(ours.p99) / median(x.p99)).toFixed(2)}x`;
+      rows.push(`| ${scenario} | ${name} | ${median(x.rps).toFixed(0)} | ${median(x.p50)} | ${median(x.p99)}${ratio} |`);
+    }
+  }
+  console.log(`\nadapter benchmark: ${EHPAS} EHPAs in ${NAMESPACES} namespaces, ${fx.pods.length} pods; ${CONNECTIONS} keep-alive connections, ${DURATION} s x ${ROUNDS} rounds per server (medians); ${cpus().length} CPUs (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end), Node ${process.version}`);
+  console.log('| scenario | server | req/s | p50 ms | p99 ms | ours/this req/s | ours/this p99 |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of rows) console.log(r);
+  stop();
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

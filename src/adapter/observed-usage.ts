@@ -1,0 +1,40 @@
+// Observed CPU per pod for the `crane_pod_cpu_usage` fallback: the same cAdvisor series the forecast is
+// built from, read back from Prometheus over the last few minutes, so a missing or stale forecast degrades
+// to "scale on what the pods use now" instead of stalling the HPA.
+import type { HistoryProvider } from '../prediction/history/types.ts';
+
+/** PromQL regex that matches exactly these pod names (names are DNS subdomains: only `.` needs escaping). */
+export function podNamesRegex(podNames: readonly string[]): string {
+  return podNames.map((n) => n.replace(/[.\\^$|?*+()[\]{}]/g, (c) => `\\${c}`)).join('|');
+}
+
+export function observedCpuQuery(namespace: string, podNames: readonly string[], rateWindow = '1m'): string {
+  const ns = namespace.replace(/["\\]/g, '\\$&');
+  // PromQL strings take backslash escapes, so the regex's backslashes are doubled inside the literal.
+  const pods = podNamesRegex(podNames).replace(/\\/g, '\\\\');
+  return `sum by (pod) (rate(container_cpu_usage_seconds_total{namespace="${ns}",pod=~"${pods}",container!="",container!="POD"}[${rateWindow}]))`;
+}
+
+/**
+ * Millicores per pod from the newest point of each pod's series in [now-lookback, now]. Pods without
+ * data are left out; a Prometheus error propagates (the provider turns it into a clear API error).
+ */
+export async function observedPodCpuMillis(
+  history: HistoryProvider,
+  namespace: string,
+  podNames: readonly string[],
+  nowMs: number,
+  opts: { lookbackS?: number; stepS?: number } = {},
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (podNames.length === 0) return out;
+  const end = Math.floor(nowMs / 1000);
+  const step = opts.stepS ?? 15;
+  const series = await history.queryRange(observedCpuQuery(namespace, podNames), end - (opts.lookbackS ?? 180), end, step);
+  for (const s of series) {
+    const pod = s.labels['pod'];
+    const last = s.values[s.values.length - 1];
+    if (pod !== undefined && last !== undefined && Number.isFinite(last)) out.set(pod, Math.round(last * 1000));
+  }
+  return out;
+}

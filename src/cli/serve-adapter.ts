@@ -1,0 +1,68 @@
+// The metrics adapter's part of `ehpa-adapter serve`: binds the adapter's narrow `AdapterSources` to the
+// process' shared informer caches (no extra watches), observed usage to Prometheus, and prediction
+// fallbacks to Events on the EHPA. The adapter serves on every replica; only the controllers are
+// leader-elected.
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { FlagSpec, ParsedFlags } from '../config/flags.ts';
+import { ADAPTER_FLAGS } from '../adapter/flags.ts';
+import { startAdapterFromFlags } from '../adapter/start-from-flags.ts';
+import type { MetricsAdapterHandle } from '../adapter/server.ts';
+import type { AdapterSources } from '../adapter/providers/sources.ts';
+import { observedPodCpuMillis } from '../adapter/observed-usage.ts';
+import { clusterReads } from '../kube/cluster-reads.ts';
+import { EventRecorder } from '../kube/event-recorder.ts';
+import { PrometheusHistory } from '../prediction/history/prometheus.ts';
+import { EHPA_GROUP, EHPA_KIND, EHPA_VERSION } from '../ehpa/types.ts';
+import type { KubeContext } from './serve-controllers.ts';
+
+export const SERVE_ADAPTER_FLAGS: readonly FlagSpec[] = [
+  { name: 'adapter', type: 'bool', default: true, help: 'serve custom.metrics.k8s.io and external.metrics.k8s.io on --secure-port' },
+  ...ADAPTER_FLAGS,
+];
+
+export async function startAdapterInServe(o: {
+  flags: ParsedFlags;
+  ctx: KubeContext;
+  log: Logger;
+  registry: Registry;
+  ready: () => boolean;
+  now?: () => number;
+}): Promise<MetricsAdapterHandle> {
+  const now = o.now ?? Date.now;
+  const reads = clusterReads(o.ctx);
+  const promUrl = o.flags['prometheus-url'] as string | undefined;
+  const prometheus = promUrl ? new PrometheusHistory({ url: promUrl, timeoutMs: 10_000 }) : undefined;
+  const sources: AdapterSources = {
+    getEhpa: reads.getEhpa,
+    listEhpas: reads.listEhpas,
+    getTsp: reads.getTsp,
+    listTsps: reads.listTsps,
+    listPods: reads.listPods,
+    getScaleReplicas: reads.getScaleReplicas,
+    observedPodCpuMillis: (ns, pods) => (prometheus ? observedPodCpuMillis(prometheus, ns, pods, now()) : new Map()),
+  };
+  const events = new EventRecorder(o.ctx.client, 'ehpa-adapter-metrics', o.log, now);
+  return startAdapterFromFlags(o.flags, {
+    kubeConfig: o.ctx.client.kubeConfig,
+    sources,
+    registry: o.registry,
+    logger: o.log,
+    now,
+    ready: o.ready,
+    onPredictionFallback(e) {
+      const ehpa = reads.getEhpa(e.namespace, e.ehpaName);
+      const what = e.outcome === 'observed' ? 'serving observed usage instead' : 'no value served';
+      events.event(
+        {
+          apiVersion: `${EHPA_GROUP}/${EHPA_VERSION}`,
+          kind: EHPA_KIND,
+          metadata: { name: e.ehpaName, namespace: e.namespace, ...(ehpa?.metadata.uid ? { uid: ehpa.metadata.uid } : {}) },
+        },
+        'Warning',
+        e.reason,
+        `${e.metric}: ${e.message}; ${what}`,
+      );
+    },
+  });
+}

@@ -1,0 +1,169 @@
+// `ehpa-adapter simulate`: what an EHPA would have done on a recorded CPU history, next to a plain CPU HPA.
+// Reads the files, resolves defaults, runs the pure replay (src/simulate), prints one JSON line per step
+// and a summary line, and optionally writes an SVG chart. Time comes from the data, never the clock.
+import { readFile, writeFile } from 'node:fs/promises';
+import type { Command } from './command.ts';
+import { UsageError, type ParsedFlags } from '../config/flags.ts';
+import { parseSeriesCsv, SeriesCsvError } from '../prediction/series-csv.ts';
+import { parseEhpaYaml, podCpuRequestFromAnnotation, POD_CPU_REQUEST_ANNOTATION, SimulationInputError } from '../simulate/ehpa-input.ts';
+import { defaultReplayStart, simulate, type SimulationResult } from '../simulate/simulate.ts';
+import { renderSvg } from '../simulate/svg-plot.ts';
+import { quantityMilli } from '../kube/semantic-equal.ts';
+import { CronWindowError } from '../cron/cron-window.ts';
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:\d{2})?$/;
+
+/** Unix seconds, `YYYY-MM-DD HH:MM[:SS]` (UTC) or ISO 8601 with Z or an offset. */
+export function parseInstant(text: string, flag: string): number {
+  const s = text.trim();
+  if (/^\d+$/.test(s)) return Number(s);
+  const m = DATE_TIME.exec(s);
+  if (m) {
+    const iso = `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6] ?? '00'}${m[7] ?? 'Z'}`;
+    const ms = Date.parse(iso);
+    if (Number.isFinite(ms)) return Math.floor(ms / 1000);
+  }
+  throw new UsageError(`invalid value "${text}" for --${flag}: expected unix seconds or YYYY-MM-DD HH:MM:SS (UTC)`);
+}
+
+function wholeSeconds(flags: ParsedFlags, name: string): number {
+  const ms = flags[name] as number;
+  if (ms <= 0 || ms % 1000 !== 0) throw new UsageError(`--${name} must be a positive whole number of seconds`);
+  return ms / 1000;
+}
+
+async function readText(path: string, flag: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--${flag}: cannot read ${path}: ${(e as Error).message}`);
+  }
+}
+
+const DETAILS = `Replays --history (a CSV like \`forecast\` reads: time, then the workload's TOTAL CPU in cores) through
+what the server would do for the EHPA in --ehpa, and through a plain HPA with the EHPA's original metrics
+(or 80% CPU when it has none) reacting to observed usage. Prints one JSON line per step ({"type":"step"})
+and then one summary line ({"type":"summary"}).
+
+What is replayed with the server's own code: the desired HPA (original metrics + crane_pod_cpu_usage +
+the cron metric), forecasts of the history up to each step (refreshed when the last one no longer covers
+[now, now + predictionWindowSeconds], forecasting 2 windows as the TSP controller does), the largest
+forecast in the window split over the pods, cron windows, and the HPA's replica formula with tolerance,
+the downscale stabilization window, the scale-up limit (max(2x, 4) per sync) and min/max.
+
+Assumptions: the workload's CPU does not depend on its replica count; pods are identical, ready at
+once and share CPU evenly; each pod requests --pod-cpu-request (else the EHPA annotation
+${POD_CPU_REQUEST_ANNOTATION}, else 1 core); the HPA syncs every --step; behavior policies other than
+scaleDown.stabilizationWindowSeconds are not replayed; metrics other than CPU, crane_pod_cpu_usage and
+the cron metric are skipped (listed in the summary). A failed forecast is retried every --forecast-retry
+(the server retries every 30 s). "Under-provisioned" means the usage at a step exceeded the replicas in
+force (decided at the previous step) times the per-pod CPU target. scaleStrategy and specificReplicas are
+ignored: the replay shows what Auto would do. Times in the output are unix seconds.`;
+
+export const simulateCommand: Command = {
+  name: 'simulate',
+  summary: 'replay a CPU history through an EHPA and a plain HPA; print per-step JSON and a summary',
+  details: DETAILS,
+  flags: [
+    { name: 'ehpa', type: 'string', default: undefined, help: 'YAML file with an EffectiveHorizontalPodAutoscaler (required)' },
+    { name: 'history', type: 'string', default: undefined, help: 'CSV with a header: time (unix seconds or "YYYY-MM-DD HH:MM:SS" UTC), workload total CPU in cores (required)' },
+    { name: 'from', type: 'string', default: undefined, help: 'replay start (unix seconds or "YYYY-MM-DD HH:MM:SS" UTC); earlier history only feeds the forecaster (default: first sample + the forecaster\'s history length, at most half the data)' },
+    { name: 'to', type: 'string', default: undefined, help: 'replay end, inclusive (default: last sample)' },
+    { name: 'step', type: 'duration', default: '60s', help: 'HPA sync interval of the replay' },
+    { name: 'pod-cpu-request', type: 'string', default: undefined, help: `CPU request of one pod, a quantity like 500m or 2 (default: annotation ${POD_CPU_REQUEST_ANNOTATION}, else 1)` },
+    { name: 'tolerance', type: 'float', default: 0.1, min: 0, max: 1, help: "HPA tolerance (kube-controller-manager's --horizontal-pod-autoscaler-tolerance)" },
+    { name: 'downscale-stabilization', type: 'duration', default: '5m', help: 'downscale stabilization window when the EHPA sets no behavior.scaleDown.stabilizationWindowSeconds' },
+    { name: 'prediction-fallback', type: 'enum', values: ['observed', 'error'], default: 'observed', help: 'without a forecast, crane_pod_cpu_usage serves observed usage (observed) or fails (error, as Crane)' },
+    { name: 'initial-replicas', type: 'int', default: undefined, min: 0, help: 'replicas at the start (default: what meets the per-pod target at the first step, within min/max)' },
+    { name: 'forecast-retry', type: 'duration', default: '10m', help: 'wait after a failed forecast before the next try' },
+    { name: 'seed', type: 'int', default: 1, min: 0, max: 4294967295, help: "seed of period detection's permutation test" },
+    { name: 'local-zone', type: 'string', default: undefined, help: 'IANA zone that cron timezone "Local" means (default: this process\' zone)' },
+    { name: 'plot', type: 'string', default: undefined, help: 'write an SVG chart of usage, forecast and both replica curves to this file' },
+    { name: 'print-steps', type: 'bool', default: true, help: 'print the per-step JSON lines (false: summary only)' },
+  ],
+  async run(flags, io) {
+    const ehpaPath = flags['ehpa'] as string | undefined;
+    const historyPath = flags['history'] as string | undefined;
+    if (!ehpaPath) throw new UsageError('--ehpa is required');
+    if (!historyPath) throw new UsageError('--history is required');
+    const localZone = (flags['local-zone'] as string | undefined) ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+    let ehpa;
+    try {
+      ehpa = parseEhpaYaml(await readText(ehpaPath, 'ehpa'));
+    } catch (e) {
+      if (e instanceof SimulationInputError) throw new UsageError(`${ehpaPath}: ${e.message}`);
+      throw e;
+    }
+    let history;
+    try {
+      history = parseSeriesCsv(await readText(historyPath, 'history'));
+    } catch (e) {
+      if (e instanceof SeriesCsvError) throw new UsageError(`${historyPath}: ${e.message}`);
+      throw e;
+    }
+    const bad = history.values.findIndex((v) => !(v >= 0));
+    if (bad >= 0) throw new UsageError(`${historyPath}: line ${bad + 2}: CPU usage must be >= 0, got ${history.values[bad]}`);
+    const stepSeconds = wholeSeconds(flags, 'step');
+    let podCpuRequestMilli: number;
+    const requestFlag = flags['pod-cpu-request'] as string | undefined;
+    if (requestFlag !== undefined) {
+      const m = quantityMilli(requestFlag);
+      if (m === undefined || m <= 0) throw new UsageError(`invalid value "${requestFlag}" for --pod-cpu-request: expected a positive CPU quantity like 500m or 2`);
+      podCpuRequestMilli = m;
+    } else {
+      try {
+        podCpuRequestMilli = podCpuRequestFromAnnotation(ehpa) ?? 1000;
+      } catch (e) {
+        if (e instanceof SimulationInputError) throw new UsageError(`${ehpaPath}: ${e.message}`);
+        throw e;
+      }
+    }
+    const first = history.timestamps[0] as number;
+    const last = history.timestamps[history.timestamps.length - 1] as number;
+    const fromText = flags['from'] as string | undefined;
+    const toText = flags['to'] as string | undefined;
+    const fromS = fromText !== undefined ? parseInstant(fromText, 'from') : defaultReplayStart(ehpa, history, stepSeconds);
+    const toS = toText !== undefined ? parseInstant(toText, 'to') : last;
+    if (toS < fromS) throw new UsageError(`the replay window is empty: --to (${toS}) is before --from (${fromS})`);
+    if (fromS > last || toS < first) throw new UsageError(`the replay window [${fromS}, ${toS}] does not overlap the history [${first}, ${last}]`);
+    let result: SimulationResult;
+    try {
+      result = simulate({
+        ehpa,
+        history,
+        fromS,
+        toS,
+        stepSeconds,
+        podCpuRequestMilli,
+        tolerance: flags['tolerance'] as number,
+        downscaleStabilizationSeconds: wholeSeconds(flags, 'downscale-stabilization'),
+        localZone,
+        seed: flags['seed'] as number,
+        predictionFallback: flags['prediction-fallback'] as 'observed' | 'error',
+        forecastRetrySeconds: wholeSeconds(flags, 'forecast-retry'),
+        ...(flags['initial-replicas'] !== undefined ? { initialReplicas: flags['initial-replicas'] as number } : {}),
+      });
+    } catch (e) {
+      if (e instanceof SimulationInputError || e instanceof CronWindowError) throw new UsageError(`${ehpaPath}: ${e.message}`);
+      throw e;
+    }
+    if (flags['print-steps']) {
+      for (const s of result.steps) io.stdout.write(JSON.stringify({ type: 'step', ...s }) + '\n');
+    }
+    io.stdout.write(JSON.stringify(result.summary) + '\n');
+    const plot = flags['plot'] as string | undefined;
+    if (plot) {
+      const svg = renderSvg(result.steps, {
+        title: `ehpa-adapter simulate: ${ehpa.metadata.namespace}/${ehpa.metadata.name} (${new Date(fromS * 1000).toISOString()} to ${new Date(toS * 1000).toISOString()})`,
+        stepSeconds,
+        perPodTargetCores: result.summary.perPodTargetCores,
+      });
+      try {
+        await writeFile(plot, svg);
+      } catch (e) {
+        throw new UsageError(`--plot: cannot write ${plot}: ${(e as Error).message}`);
+      }
+    }
+    return 0;
+  },
+};

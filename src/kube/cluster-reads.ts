@@ -1,0 +1,41 @@
+// Read-only views over the shared informer caches for other loops of the process (the metrics adapter's
+// providers): the same caches the controllers use, so the adapter costs no extra watches. Method names
+// and shapes follow the adapter's `AdapterSources`, minus observed usage, which is the adapter's business.
+import type { EffectiveHorizontalPodAutoscaler, CrossVersionObjectReference } from '../ehpa/types.ts';
+import type { PodLike } from '../ehpa/pod-requests.ts';
+import type { TimeSeriesPrediction } from '../prediction/types.ts';
+import type { ResourceDiscovery } from './discovery.ts';
+import { InformerRegistry, KINDS } from './informers.ts';
+import type { KubeApiClient } from './api-client.ts';
+import { ScaleClient } from './scale-client.ts';
+
+export interface ClusterReads {
+  getEhpa(namespace: string, name: string): EffectiveHorizontalPodAutoscaler | undefined;
+  listEhpas(namespace?: string): readonly EffectiveHorizontalPodAutoscaler[];
+  getTsp(namespace: string, name: string): TimeSeriesPrediction | undefined;
+  listTsps(namespace: string): readonly TimeSeriesPrediction[];
+  listPods(namespace: string, selector: { matches(labels: Readonly<Record<string, string>> | undefined): boolean }): readonly PodLike[];
+  getScaleReplicas(namespace: string, ref: CrossVersionObjectReference): Promise<number | undefined>;
+}
+
+/** Registers (or reuses) the EHPA, TSP and pod informers and reads from them. */
+export function clusterReads(ctx: { client: KubeApiClient; informers: InformerRegistry; discovery: ResourceDiscovery }): ClusterReads {
+  const ehpas = ctx.informers.informer<EffectiveHorizontalPodAutoscaler>(KINDS.ehpa);
+  const tsps = ctx.informers.informer<TimeSeriesPrediction>(KINDS.tsp);
+  const pods = ctx.informers.informer<PodLike & { metadata: { name: string } }>(KINDS.pod);
+  const scale = new ScaleClient(ctx.client, ctx.discovery);
+  return {
+    getEhpa: (ns, name) => ehpas.get(ns, name),
+    listEhpas: (ns) => ehpas.list(ns),
+    getTsp: (ns, name) => tsps.get(ns, name),
+    listTsps: (ns) => tsps.list(ns),
+    listPods: (ns, selector) => pods.list(ns).filter((p) => selector.matches(p.metadata.labels)),
+    async getScaleReplicas(ns, ref) {
+      try {
+        return (await scale.get(ns, ref)).spec.replicas;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
