@@ -6,7 +6,8 @@ import { parseLabelSelector } from '../../../../src/selectors/label-selector.ts'
 import { historyPodLabelsByName } from '../../../../src/vpa/routines/history-attribution.ts';
 import { VPA_RECOMMENDER_FLAGS, recommenderConfigFromFlags } from '../../../../src/vpa/routines/recommender-flags.ts';
 import { equalityLabels, labelSelectorToString } from '../../../../src/vpa/routines/target-selectors.ts';
-import { PrometheusCurrentUsage, podHistoriesFromSeries, promTimeToInstant } from '../../../../src/vpa/routines/usage-sources.ts';
+import { AutoUsage, MetricsApiUsage, PrometheusCurrentUsage, podHistoriesFromSeries, promTimeToInstant } from '../../../../src/vpa/routines/usage-sources.ts';
+import { KubeApiError, type KubeApiClient } from '../../../../src/kube/api-client.ts';
 import type { PrometheusHistoryConfig } from '../../../../src/vpa/input/prometheus-history.ts';
 import { vpaObj } from './fixtures.ts';
 
@@ -76,6 +77,34 @@ describe('vpa routines: inputs', () => {
       { namespace: 'ns', pod: 'p', container: 'app', cpuMillicores: 250, time: 1700000000500000 },
       { namespace: 'ns', pod: 'p', container: 'app', memoryBytes: 123456789, time: 1700000000500000 },
     ]);
+  });
+
+  it('metrics.k8s.io: MilliValue and Value round up, like upstream (metrics-server 123456789n is 124m); auto falls back to Prometheus when it is not served', async () => {
+    const pods = {
+      items: [{ metadata: { name: 'p', namespace: 'ns' }, timestamp: '2026-11-22T09:00:00Z', window: '15s', containers: [{ name: 'app', usage: { cpu: '123456789n', memory: '1025Ki' } }] }],
+    };
+    let served = true;
+    const paths: string[] = [];
+    const client = {
+      get: async (path: string) => {
+        paths.push(path);
+        if (!served) throw new KubeApiError(404, 'NotFound', 'not found');
+        return path.endsWith('/pods') ? pods : { resources: [{ name: 'pods' }, { name: 'nodes' }] };
+      },
+    } as unknown as KubeApiClient;
+    const api = new MetricsApiUsage(client, 'ns');
+    expect(await api.current()).to.deep.equal([{ namespace: 'ns', pod: 'p', container: 'app', cpuMillicores: 124, memoryBytes: 1049600, time: Date.UTC(2026, 10, 22, 9) * 1000 }]);
+    expect(paths).to.deep.equal(['/apis/metrics.k8s.io/v1beta1/namespaces/ns/pods']);
+    let clock = 0;
+    const prom = { name: 'prometheus', current: async () => [] };
+    const auto = new AutoUsage(api, prom, () => clock, 1000);
+    expect(await auto.current()).to.have.length(1);
+    expect(auto.name).to.equal('metrics-api');
+    served = false;
+    expect(await auto.current().catch(() => 'failed')).to.equal('failed'); // within the recheck period: still the API
+    clock = 1000;
+    expect(await auto.current()).to.deep.equal([]);
+    expect(auto.name).to.equal('prometheus');
   });
 
   it('serve flags: upstream defaults, namespace filters, and a bad quantity is a usage error', () => {
