@@ -2,6 +2,7 @@
 // from the rest in `crane` and in `auto` mode, and print accuracy and provisioning figures as a Markdown
 // table (it goes into BENCHMARKS.md under "## forecast accuracy").
 import { dspForecast, type EstimatorMode } from '../src/prediction/dsp/forecast.ts';
+import { printPeriodTable } from './period-table.ts';
 import { craneTraces, loadTrace, otherTraces, type Trace } from './traces.ts';
 
 const DAY = 86_400;
@@ -89,14 +90,14 @@ const periodName = (p: number | null) => (p === DAY ? 'day' : p === WEEK ? 'week
 
 function main(): void {
   const results = [...craneTraces(), ...otherTraces()].map((t) => evaluate(t));
-  console.log('| trace | label | held out | period found | points scored (crane / auto) | crane MAPE % | auto MAPE % | crane sMAPE % | auto sMAPE % | crane under % | auto under % | crane over-prov. % | auto over-prov. % |');
+  console.log('| trace | label | held out | period found (crane / auto) | points scored (crane / auto) | crane MAPE % | auto MAPE % | crane sMAPE % | auto sMAPE % | crane under % | auto under % | crane over-prov. % | auto over-prov. % |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   let periodic = 0, wins = 0, withinOver = 0, both = 0;
   for (const r of results) {
     const c = r.crane ?? undefined;
     const a = r.auto ?? undefined;
     console.log(
-      `| ${r.trace.name} | ${r.trace.label ?? '—'} | ${r.holdoutSeconds === WEEK ? '7d' : '1d'} | ${periodName(r.cranePeriod)} | ${c ? `${c.coverage.toFixed(0)}%` : '0'} / ${a ? `${a.coverage.toFixed(0)}%` : '0'} | ` +
+      `| ${r.trace.name} | ${r.trace.label ?? '—'} | ${r.holdoutSeconds === WEEK ? '7d' : '1d'} | ${periodName(r.cranePeriod)} / ${periodName(r.autoPeriod)} | ${c ? `${c.coverage.toFixed(0)}%` : '0'} / ${a ? `${a.coverage.toFixed(0)}%` : '0'} | ` +
         `${f1(c?.mape)} | ${f1(a?.mape)} | ${f1(c?.smape)} | ${f1(a?.smape)} | ${f1(c?.under)} | ${f1(a?.under)} | ${f1(c?.over)} | ${f1(a?.over)} |`,
     );
     if (r.cranePeriod !== null) {
@@ -114,6 +115,7 @@ function main(): void {
   );
   console.log('\nEstimators chosen by auto:');
   for (const r of results) if (r.auto) console.log(`- ${r.trace.name}: ${r.auto.estimator}`);
+  printPeriodTable([...craneTraces(), ...otherTraces()]);
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() as string)) main();

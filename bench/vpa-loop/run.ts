@@ -121,16 +121,19 @@ function median(xs: number[]): number {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 }
 
+type Phases = { feed: number; update: number; checkpoints: number; gc: number };
+
 interface RoundFigures {
   firstMs: number;
   steadyMs: number[];
+  steadyPhases: Phases[];
   statusWrites: number;
   checkpointWrites: number;
   containers: number;
   historySamples: number;
 }
 
-async function runOurs(): Promise<RoundFigures & { modelMs: number; events: number; heapPerContainer: number }> {
+async function runOurs(): Promise<RoundFigures & { modelMs: number[]; events: number; heapPerContainer: number }> {
   const clock = { ms: START_MS };
   const io = new BenchIO(clock);
   io.history = async () => historyFor(io);
@@ -158,7 +161,8 @@ async function runOurs(): Promise<RoundFigures & { modelMs: number; events: numb
   return {
     firstMs: ticks[0]!.stats.totalMs,
     steadyMs: steady.map((x) => x.stats.totalMs),
-    modelMs: median(steady.map((x) => x.stats.modelMs)),
+    steadyPhases: steady.map((x) => x.stats.phaseMs),
+    modelMs: steady.map((x) => x.stats.modelMs),
     statusWrites: median(steady.map((x) => x.requests.statusPatch)),
     checkpointWrites: median(steady.map((x) => x.requests.checkpointPatch)),
     events: ticks.reduce((n, x) => n + x.requests.event, 0),
@@ -185,10 +189,11 @@ function buildUpstream(): string {
 
 function runUpstream(bin: string): RoundFigures {
   const input = JSON.stringify({ workloads: WORKLOADS, pods: PODS_PER_WORKLOAD, ticks: TICKS, historyHours: HISTORY_HOURS, startMs: START_MS });
-  const r = JSON.parse(execFileSync(bin, [], { input, maxBuffer: 1 << 24 }).toString()) as { loopMs: number[]; statusPatches: number[]; checkpointPatches: number[]; trackedContainers: number; historySamples: number };
+  const r = JSON.parse(execFileSync(bin, [], { input, maxBuffer: 1 << 24 }).toString()) as { loopMs: number[]; phaseMs: Phases[]; statusPatches: number[]; checkpointPatches: number[]; trackedContainers: number; historySamples: number };
   return {
     firstMs: r.loopMs[0]!,
     steadyMs: r.loopMs.slice(1),
+    steadyPhases: r.phaseMs.slice(1),
     statusWrites: median(r.statusPatches.slice(1)),
     checkpointWrites: median(r.checkpointPatches.slice(1)),
     containers: r.trackedContainers,
@@ -207,17 +212,21 @@ for (let round = 0; round < ROUNDS; round++) {
 const o = ours[ours.length - 1]!;
 console.log(`workload: ${WORKLOADS} VPAs x ${PODS_PER_WORKLOAD} pods x 1 container = ${o.containers} tracked containers, ${o.historySamples} history samples at start, ${EHPA_EVERY ? Math.ceil(WORKLOADS / EHPA_EVERY) : 0} VPAs split with an EHPA; ${TICKS} ticks of 1 min x ${ROUNDS} rounds (alternating)`);
 console.log('');
-console.log('| side | first loop ms (restore + history) | steady loop ms (median) | status writes / loop | checkpoint writes / loop |');
-console.log('|---|---:|---:|---:|---:|');
-const row = (name: string, xs: RoundFigures[]) =>
-  console.log(`| ${name} | ${median(xs.map((x) => x.firstMs)).toFixed(0)} | ${median(xs.flatMap((x) => x.steadyMs)).toFixed(0)} | ${median(xs.map((x) => x.statusWrites))} | ${median(xs.map((x) => x.checkpointWrites))} |`);
+console.log('| side | first loop ms (restore + history) | steady loop ms | feed | update VPAs | checkpoints | GC | status writes / loop | checkpoint writes / loop |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+const row = (name: string, xs: RoundFigures[]) => {
+  const ph = (k: keyof Phases) => median(xs.flatMap((x) => x.steadyPhases.map((p) => p[k]))).toFixed(0);
+  console.log(
+    `| ${name} | ${median(xs.map((x) => x.firstMs)).toFixed(0)} | ${median(xs.flatMap((x) => x.steadyMs)).toFixed(0)} | ${ph('feed')} | ${ph('update')} | ${ph('checkpoints')} | ${ph('gc')} | ${median(xs.map((x) => x.statusWrites))} | ${median(xs.map((x) => x.checkpointWrites))} |`,
+  );
+};
 row('ehpa-adapter (TypeScript)', ours);
 if (theirs.length) {
   row('upstream VPA recommender v1.8.1 RunOnce (Go)', theirs);
-  const ratio = median(theirs.flatMap((x) => x.steadyMs)) / median(ours.flatMap((x) => x.steadyMs));
+  const ratio = (f: (x: RoundFigures) => number[]) => (median(theirs.flatMap(f)) / median(ours.flatMap(f))).toFixed(1);
   console.log('');
-  console.log(`steady loop: upstream / ours = ${ratio.toFixed(1)}x`);
+  console.log(`upstream / ours (steady medians): loop ${ratio((x) => x.steadyMs)}x, feed ${ratio((x) => x.steadyPhases.map((p) => p.feed))}x, update VPAs ${ratio((x) => x.steadyPhases.map((p) => p.update))}x, checkpoints ${ratio((x) => x.steadyPhases.map((p) => p.checkpoints))}x`);
 }
 console.log('');
-console.log(`ours: model-only ${median(ours.map((x) => x.modelMs)).toFixed(0)} ms of the steady loop; ${o.events} events; heap ${(o.heapPerContainer / 1024).toFixed(1)} KiB per tracked container`);
+console.log(`ours: model-only ${median(ours.flatMap((x) => x.modelMs)).toFixed(0)} ms of the steady loop (the rest is awaiting the stub writers); ${o.events} events; heap ${(o.heapPerContainer / 1024).toFixed(1)} KiB per tracked container`);
 console.log(`API requests per steady loop (writers): ${o.statusWrites + o.checkpointWrites} = one status PATCH per VPA whose status changed (the bounds move with every sample) + one checkpoint PATCH per VPA container name; reads come from the informer caches`);

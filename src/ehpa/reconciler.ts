@@ -7,6 +7,7 @@ import { KubeApiError, resourcePath, type KubeApiClient } from '../kube/api-clie
 import type { EventSink } from '../kube/event-recorder.ts';
 import type { SharedInformer } from '../kube/informers.ts';
 import { parseLabelSelector } from '../selectors/label-selector.ts';
+import { forecastFor } from '../metrics/workload-cpu-forecast.ts';
 import type { ScaleClient } from '../kube/scale-client.ts';
 import { semanticEqual } from '../kube/semantic-equal.ts';
 import type { StatusWriter } from '../kube/status-writer.ts';
@@ -15,7 +16,7 @@ import { TSP_PLURAL } from '../prediction/types.ts';
 import { buildDesiredHpa, hasPredictableCpuMetric, type PodCpuRequests } from './desired-hpa.ts';
 import { buildDesiredTsp } from './desired-tsp.ts';
 import type { HorizontalPodAutoscaler, Scale, Substitute } from './hpa-types.ts';
-import { SUBSTITUTE_PLURAL, controllerOwnerReference, ownedLabels, ownedObjectName } from './naming.ts';
+import { POD_CPU_USAGE_METRIC, SUBSTITUTE_PLURAL, controllerOwnerReference, ownedLabels, ownedObjectName } from './naming.ts';
 import { summarizeCpuRequests, type PodLike } from './pod-requests.ts';
 import { buildStatus, type StatusInput } from './status.ts';
 import { EHPA_PLURAL, type EffectiveHorizontalPodAutoscaler, type EhpaStatus } from './types.ts';
@@ -135,6 +136,10 @@ export class EhpaReconciler {
         }
       }
       const input: Omit<StatusInput, 'ehpa' | 'nowMs'> = { hpa, tsp, currentReplicas, scaledNow };
+      // Same test the adapter applies when the HPA asks for crane_pod_cpu_usage, so the condition says
+      // what the HPA is being served (re-evaluated on every TSP change and resync).
+      const readsPodCpu = (hpa?.spec?.metrics ?? []).some((m) => m.type === 'Pods' && m.pods?.metric?.name === POD_CPU_USAGE_METRIC);
+      if (readsPodCpu) input.cpuForecast = forecastFor(tsp ? [tsp] : [], ehpa, this.now());
       if (conversionProblem) {
         this.d.events.event(ehpa, 'Warning', conversionProblem.reason, conversionProblem.message);
         input.failure = conversionProblem;

@@ -4,9 +4,12 @@
 import type { HorizontalPodAutoscaler } from './hpa-types.ts';
 import type { Condition, EffectiveHorizontalPodAutoscaler, EhpaStatus } from './types.ts';
 import type { TimeSeriesPrediction } from '../prediction/types.ts';
+import type { WorkloadCpuForecast } from '../metrics/workload-cpu-forecast.ts';
 
 export const READY = 'Ready';
 export const PREDICTION_READY = 'PredictionReady';
+/** True while the adapter answers crane_pod_cpu_usage from observed usage because the forecast is unusable. */
+export const PREDICTION_FALLBACK = 'PredictionFallback';
 export const READY_REASON = 'EffectiveHorizontalPodAutoscalerReady';
 export const READY_MESSAGE = 'Effective HPA is ready';
 
@@ -28,6 +31,11 @@ export interface StatusInput {
   currentReplicas?: number;
   /** Set when this reconcile scaled the target through /scale (Preview with specificReplicas). */
   scaledNow?: boolean;
+  /**
+   * Whether the forecast behind crane_pod_cpu_usage is usable now (the adapter's own test): present when the
+   * backing HPA reads that metric, and turned into the PredictionFallback condition.
+   */
+  cpuForecast?: WorkloadCpuForecast;
 }
 
 /** Upsert by type; lastTransitionTime moves only when the status flips. */
@@ -69,8 +77,15 @@ export function buildStatus(input: StatusInput): EhpaStatus {
       upsertCondition(prev?.conditions, { type: PREDICTION_READY, status: tspReady.status, reason: tspReady.reason, message: tspReady.message ?? '' }, nowMs),
     );
   }
+  if (input.cpuForecast) {
+    const f = input.cpuForecast;
+    const fallback = f.ok
+      ? { type: PREDICTION_FALLBACK, status: 'False' as const, reason: 'ForecastServed', message: 'crane_pod_cpu_usage is served from the forecast' }
+      : { type: PREDICTION_FALLBACK, status: 'True' as const, reason: f.reason, message: `crane_pod_cpu_usage falls back to observed usage (unless --prediction-fallback=error): ${f.message}` };
+    conditions.push(upsertCondition(prev?.conditions, fallback, nowMs));
+  }
   for (const c of hpa?.status?.conditions ?? []) {
-    if (c.type === READY || c.type === PREDICTION_READY || !c.reason || !REASON.test(c.reason)) continue;
+    if (c.type === READY || c.type === PREDICTION_READY || c.type === PREDICTION_FALLBACK || !c.reason || !REASON.test(c.reason)) continue;
     conditions.push({
       type: c.type,
       status: c.status,

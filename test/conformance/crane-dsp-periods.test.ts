@@ -33,7 +33,8 @@ describe("conformance: periods of Crane's 16 test traces", function () {
   it('input7: Week, as Crane\'s own FindPeriod says (its "non-periodic" label is never asserted upstream)', () => {
     // signal_test.go only asserts periodic[i] == true traces; gocrane/crane v0.11.0's FindPeriod on this
     // input returns 168h on every run (checked by test/oracles/crane-dsp.test.ts on the preprocessed series
-    // and by hand on the raw week, 10 of 10 runs). Parity with Crane's code wins over the label.
+    // and by hand on the raw week, 10 of 10 runs). Parity with Crane's code wins over the label in crane
+    // mode; auto mode's out-of-sample confirmation rejects this week (auto-periods.test.ts).
     expect(detectPeriod((weeks[7] as (typeof weeks)[number]).signal, 1).periodSeconds).to.equal(WEEK_SECONDS);
   });
 

@@ -178,7 +178,7 @@ describe('e2e: local control plane and Prometheus harness', function () {
 
   it('runs bin/ehpa-adapter.js serve as its own process and stops it cleanly', async () => {
     const c = env.cluster;
-    const a = await c.startAdapterProcess({ args: ['--log-level=info'] });
+    const a = await c.startAdapterProcess({ args: ['--log-level=info', '--adapter=false', '--controllers='] });
     expect((await fetch(`${a.metricsUrl}/healthz`)).status).to.equal(200);
     expect(a.running).to.equal(true);
     await a.stop();

@@ -350,7 +350,7 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
     const ready = async (n: string) => (await get(`${EHPA_PATH}/${n}`)).status?.conditions?.find((c) => c.type === 'Ready');
     // Problems are reported in spec order: the zone of crons[0] before its start expression.
     await waitFor('bad EHPAs flagged', async () => (await ready('badcron'))?.reason === 'InvalidTimeZone' && (await ready('badkind'))?.reason === 'FailedGetScale' && (await ready('norequests'))?.reason === 'MissingCPURequests');
-    expect((await ready('badcron'))?.message).to.contain('above maximum').and.to.contain('Mars/Olympus');
+    expect((await ready('badcron'))?.message).to.contain('above the maximum 6').and.to.contain('Mars/Olympus');
     await waitFor('events for the bad EHPAs', async () => {
       const [a, b, c] = await Promise.all([events('badcron'), events('badkind'), events('norequests')]);
       return a.some((e) => e.reason === 'InvalidTimeZone' && e.type === 'Warning') && b.some((e) => e.reason === 'FailedGetScale') && c.some((e) => e.reason === 'MissingCPURequests');

@@ -2,6 +2,8 @@
 // (k8s.io/autoscaler/vertical-pod-autoscaler, version pinned in test/oracles/vpa/go.mod, run by our own
 // test/oracles/vpa/main.go) and through our core the way `ehpa-adapter recommend` runs it. Recommendations
 // (exact quantity strings), checkpoints and the count of discarded events must all be identical.
+// Upstream merges a VPA's aggregates in Go map order (random); scenarios are generated so that this order
+// cannot matter (see scenarios.ts), and our core merges in sorted key order.
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,7 @@
-// Upstream side of `npm run bench -- vpa-loop`: the VPA recommender's own RunOnce
-// (routines.RecommenderFactory.Make().RunOnce(): LoadVPAs, LoadPods, LoadRealTimeMetrics, UpdateVPAs
-// with its worker goroutines, MaintainCheckpoints with the real checkpoint writer, aggregate GC) on the
+// Upstream side of `npm run bench -- vpa-loop`: the VPA recommender's own loop (the steps of
+// routines.recommender.RunOnce, called one by one to time them: LoadVPAs, LoadPods, LoadRealTimeMetrics,
+// UpdateVPAs with its worker goroutines, MaintainCheckpoints with the real checkpoint writer, aggregate
+// GC) on the
 // same synthetic cluster as bench/vpa-loop/run.ts, fed from memory. The API clients are stubs that
 // count requests, the feeder is ours (it reads the in-memory workload the way cluster_feeder.go reads
 // its listers, with memory-saver mode off, upstream's default).
@@ -40,11 +41,12 @@ type params struct {
 }
 
 type figures struct {
-	LoopMs            []float64 `json:"loopMs"`
-	StatusPatches     []int64   `json:"statusPatches"`
-	CheckpointPatches []int64   `json:"checkpointPatches"`
-	TrackedContainers int       `json:"trackedContainers"`
-	HistorySamples    int       `json:"historySamples"`
+	LoopMs            []float64            `json:"loopMs"`
+	PhaseMs           []map[string]float64 `json:"phaseMs"`
+	StatusPatches     []int64              `json:"statusPatches"`
+	CheckpointPatches []int64              `json:"checkpointPatches"`
+	TrackedContainers int                  `json:"trackedContainers"`
+	HistorySamples    int                  `json:"historySamples"`
 }
 
 // Same formulas as bench/vpa-loop/run.ts.
@@ -207,8 +209,30 @@ func main() {
 				}
 			}
 		}
-		rec.RunOnce()
+		// RunOnce's steps, in its order, timed one by one.
+		ph := map[string]float64{}
+		mark := t0
+		step := func(name string) {
+			n := time.Now()
+			ph[name] += float64(n.Sub(mark).Microseconds()) / 1000
+			mark = n
+		}
+		ctx := context.Background()
+		f.LoadVPAs(ctx)
+		f.LoadPods()
+		f.LoadRealTimeMetrics(ctx)
+		f.DeleteRemovedPods()
+		step("feed")
+		rec.UpdateVPAs()
+		step("update")
+		stepCtx, cancel := context.WithDeadline(ctx, time.Now().Add(time.Minute))
+		rec.MaintainCheckpoints(stepCtx)
+		cancel()
+		step("checkpoints")
+		cluster.RateLimitedGarbageCollectAggregateCollectionStates(ctx, time.Now(), fetcherStub{})
+		step("gc")
 		out.LoopMs = append(out.LoopMs, float64(time.Since(t0).Microseconds())/1000)
+		out.PhaseMs = append(out.PhaseMs, ph)
 		out.StatusPatches = append(out.StatusPatches, statusPatches.Load())
 		out.CheckpointPatches = append(out.CheckpointPatches, checkpointPatches.Load())
 		// What the VPA informer would deliver before the next loop: the status just written.

@@ -4,17 +4,17 @@
 // with the pods' observed usage by default and report why; `fallback: 'error'` keeps Crane's behaviour.
 import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../ehpa/types.ts';
 import type { TimeSeriesPrediction } from '../../prediction/types.ts';
-import { maxForecastInWindow, perPodMillis, readyPredictionSeries, type ForecastProblem } from '../../metrics/forecast-window.ts';
+import { perPodMillis } from '../../metrics/forecast-window.ts';
+import { forecastFor, POD_CPU_METRIC } from '../../metrics/workload-cpu-forecast.ts';
+
+export { forecastFor };
 import { badRequest, notFound, unavailable } from '../status.ts';
 import type { AdapterMetrics } from '../adapter-metrics.ts';
 import type { CustomMetricProvider, CustomQuery, CustomValue } from './provider.ts';
-import type { AdapterSources, FallbackListener, PodLike, PredictionFallbackEvent } from './sources.ts';
+import type { AdapterSources, FallbackListener, PodLike } from './sources.ts';
 import { podAvailable, podRunning } from './pod-availability.ts';
 
-export const POD_CPU_METRIC = 'crane_pod_cpu_usage';
-/** Resource identifiers a TSP may use for the workload's CPU: Crane v0.2–v0.7's, then HEAD's. */
-const CPU_IDENTIFIERS = [POD_CPU_METRIC, 'resource.cpu'];
-const DEFAULT_WINDOW_SECONDS = 3600;
+export { POD_CPU_METRIC };
 
 export interface PodCpuProviderOptions {
   sources: AdapterSources;
@@ -22,13 +22,6 @@ export interface PodCpuProviderOptions {
   metrics?: AdapterMetrics;
   onFallback?: FallbackListener;
 }
-
-type Forecast = { ok: true; largest: number } | { ok: false; reason: PredictionFallbackEvent['reason']; message: string };
-
-function problemReason(p: ForecastProblem): PredictionFallbackEvent['reason'] {
-  return p.reason === 'Outdated' ? 'PredictionOutdated' : p.reason === 'NotReady' ? 'PredictionNotReady' : 'PredictionMissing';
-}
-
 async function findTsp(sources: AdapterSources, ehpa: EffectiveHorizontalPodAutoscaler): Promise<TimeSeriesPrediction[]> {
   const ns = ehpa.metadata.namespace;
   const uid = ehpa.metadata.uid;
@@ -36,31 +29,6 @@ async function findTsp(sources: AdapterSources, ehpa: EffectiveHorizontalPodAuto
   if (byLabel.length > 0) return byLabel;
   const byName = await sources.getTsp(ns, `ehpa-${ehpa.metadata.name}`);
   return byName ? [byName] : [];
-}
-
-export function forecastFor(tsps: TimeSeriesPrediction[], ehpa: EffectiveHorizontalPodAutoscaler, nowMs: number): Forecast {
-  if (tsps.length !== 1) {
-    const message = tsps.length === 0
-      ? `no TimeSeriesPrediction for EffectiveHorizontalPodAutoscaler ${ehpa.metadata.namespace}/${ehpa.metadata.name}`
-      : `only one TimeSeriesPrediction should match EffectiveHorizontalPodAutoscaler ${ehpa.metadata.namespace}/${ehpa.metadata.name}, found ${tsps.length}`;
-    return { ok: false, reason: 'PredictionMissing', message };
-  }
-  const tsp = tsps[0] as TimeSeriesPrediction;
-  let problem: ForecastProblem | undefined;
-  for (const rid of CPU_IDENTIFIERS) {
-    const series = readyPredictionSeries(tsp, rid);
-    if (!series.ok) {
-      problem ??= series.problem;
-      continue;
-    }
-    const window = tsp.spec?.predictionWindowSeconds ?? ehpa.spec.prediction?.predictionWindowSeconds ?? DEFAULT_WINDOW_SECONDS;
-    const r = maxForecastInWindow(series.metric, nowMs, window);
-    if (r.ok) return r;
-    problem = r.problem;
-    break;
-  }
-  const p = problem as ForecastProblem;
-  return { ok: false, reason: problemReason(p), message: `TimeSeriesPrediction ${tsp.metadata.namespace}/${tsp.metadata.name}: ${p.message}` };
 }
 
 const describe = (pod: PodLike, ns: string) => ({ kind: 'Pod', apiVersion: 'v1', name: pod.metadata?.name ?? '', namespace: ns });

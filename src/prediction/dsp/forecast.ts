@@ -1,11 +1,19 @@
 // Forecast assembly (spec §D.9): preprocess the history, find a daily or weekly period, choose an estimator
 // by backtest, forecast one period and repeat it over the horizon, starting one interval after the last
-// sample. `crane` reproduces Crane (no period, no forecast); `auto` uses the wider estimator set and, without
-// a period, still returns a short flat forecast with the reason.
+// sample. `crane` reproduces Crane (no period, no forecast); `auto` keeps Crane's period only when it predicts
+// the data out of sample (period-confirmation.ts), uses the wider estimator set and, without a period, still
+// returns a short flat forecast with the reason.
 import { autoForecastOnePeriod, DEFAULT_AUTO_CONFIG, type AutoConfig } from './auto-selection.ts';
 import { craneEstimatorName, DEFAULT_CRANE_ESTIMATORS, type CraneEstimatorSpec } from './crane-estimators.ts';
 import { craneForecastOnePeriod } from './crane-selection.ts';
 import { findPeriod } from './period.ts';
+import {
+  DEFAULT_PERIOD_CONFIRMATION,
+  findConfirmedPeriod,
+  periodName,
+  type PeriodConfirmation,
+  type PeriodConfirmationConfig,
+} from './period-confirmation.ts';
 import { preprocess, type TimeSeries } from './preprocess.ts';
 import { DEFAULT_SHORT_HORIZON, recentQuantileLevel, type ShortHorizonConfig } from './short-horizon.ts';
 import { truncateToPeriods, type Signal } from './signal.ts';
@@ -24,6 +32,8 @@ export interface DspForecastConfig {
   craneEstimators?: readonly CraneEstimatorSpec[];
   auto?: AutoConfig;
   shortHorizon?: ShortHorizonConfig;
+  /** `auto` only: the out-of-sample check on Crane's period. */
+  periodConfirmation?: PeriodConfirmationConfig;
 }
 
 export interface ForecastSample {
@@ -75,13 +85,31 @@ export function dspForecast(history: TimeSeries, config: DspForecastConfig, seed
   const lastTimestamp = regular.start + (regular.values.length - 1) * interval;
   const first = lastTimestamp + interval;
   const signal: Signal = { sampleRate: 1.0 / interval, samples: regular.values };
-  const period = regular.values.length > 0 ? findPeriod(signal, seed) : null;
+  let period: number | null = null;
+  let confirmationRecord: Record<string, unknown> = {};
+  let rejected = '';
+  if (regular.values.length > 0) {
+    if (config.estimators === 'crane') period = findPeriod(signal, seed);
+    else {
+      const cc = config.periodConfirmation ?? DEFAULT_PERIOD_CONFIRMATION;
+      const found = findConfirmedPeriod(signal, seed, cc);
+      period = found.periodSeconds;
+      if (found.confirmation) {
+        confirmationRecord = { periodConfirmation: confirmationSummary(found.cranePeriodSeconds, found.confirmation, cc) };
+        if (!found.confirmation.confirmed) {
+          rejected = `: Crane's detector found ${periodName(found.cranePeriodSeconds)}, but it predicts the held-back periods no better than a flat forecast (skill ${found.confirmation.skill.toFixed(3)} < ${cc.minSkill})`;
+        }
+      }
+    }
+  }
   const truncated = period ? truncateToPeriods(signal, period) : null;
   if (!period || !truncated || truncated.periods < 2) {
     const reason = !period
-      ? 'no daily or weekly period in the history'
+      ? `no daily or weekly period in the history${rejected}`
       : `fewer than 2 whole periods of ${period / 3600}h in the history`;
-    return config.estimators === 'crane' ? { periodSeconds: period, estimator: null, backtest: {}, samples: [], reason } : shortHorizon(regular.values, first, config, period, reason);
+    return config.estimators === 'crane'
+      ? { periodSeconds: period, estimator: null, backtest: {}, samples: [], reason }
+      : shortHorizon(regular.values, first, config, period, reason, confirmationRecord);
   }
   const { signal: whole, periods } = truncated;
   const horizonCount = (per: number) =>
@@ -118,12 +146,31 @@ export function dspForecast(history: TimeSeries, config: DspForecastConfig, seed
       overProvisionPercent: sel.over,
       margin: sel.margin,
       crane: { estimator: sel.crane.estimator, underPredictedPercent: sel.crane.under, overProvisionPercent: sel.crane.over },
+      ...confirmationRecord,
     },
     samples: repeatOverHorizon(auto.values, horizonCount(auto.values.length), first, interval),
   };
 }
 
-function shortHorizon(values: Float64Array, first: number, config: DspForecastConfig, period: number | null, why: string): DspForecast {
+function confirmationSummary(crane: number | null, c: PeriodConfirmation, cc: PeriodConfirmationConfig): Record<string, unknown> {
+  return {
+    method: `1 - MAE(last period's profile) / MAE(last period's mean), ${cc.binSeconds / 60}-minute means, each whole period forecast from the one before`,
+    cranePeriod: periodName(crane),
+    skill: c.skill,
+    minSkill: cc.minSkill,
+    folds: c.folds,
+    confirmed: c.confirmed,
+  };
+}
+
+function shortHorizon(
+  values: Float64Array,
+  first: number,
+  config: DspForecastConfig,
+  period: number | null,
+  why: string,
+  backtest: Record<string, unknown>,
+): DspForecast {
   const sh = config.shortHorizon ?? DEFAULT_SHORT_HORIZON;
   const level = recentQuantileLevel(values, config.intervalSeconds, sh);
   const wanted = config.horizonSeconds ?? sh.maxHorizonSeconds;
@@ -133,7 +180,7 @@ function shortHorizon(values: Float64Array, first: number, config: DspForecastCo
   return {
     periodSeconds: period,
     estimator: `flat P${Math.round(sh.quantile * 100)} of the last ${sh.lookbackSeconds / 3600}h`,
-    backtest: {},
+    backtest,
     samples,
     reason: `${why}: flat short-horizon forecast (at most ${sh.maxHorizonSeconds / 3600}h)`,
   };

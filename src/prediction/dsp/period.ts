@@ -81,17 +81,30 @@ export function detectPeriod(signal: Signal, seed: number): PeriodDetection {
   return { periodSeconds: best >= 0 ? Math.trunc(best / signal.sampleRate) : -1, candidates, threshold };
 }
 
+/** Crane's findPeriod with the window it decided on: the last whole weeks, or else the last whole days. */
+export interface PeriodFinding {
+  /** 86400 or 604800 seconds, or null. */
+  periodSeconds: number | null;
+  /** The samples FindPeriod ran on (null when the signal holds fewer than two whole days). */
+  window: Signal | null;
+}
+
 /**
  * Crane's findPeriod: with two or more whole weeks decide on those weeks, else with two or more whole days
- * on those days; only exactly 24h or 168h counts as a period. Returns the period in seconds or null.
+ * on those days; only exactly 24h or 168h counts as a period.
  */
-export function findPeriod(signal: Signal, seed: number): number | null {
+export function findPeriodIn(signal: Signal, seed: number): PeriodFinding {
   for (const unit of [WEEK_SECONDS, DAY_SECONDS]) {
     const t = truncateToPeriods(signal, unit);
     if (t && t.periods > 1) {
       const p = detectPeriod(t.signal, seed).periodSeconds;
-      return p === DAY_SECONDS || p === WEEK_SECONDS ? p : null;
+      return { periodSeconds: p === DAY_SECONDS || p === WEEK_SECONDS ? p : null, window: t.signal };
     }
   }
-  return null;
+  return { periodSeconds: null, window: null };
+}
+
+/** Crane's findPeriod: the period in seconds or null (see findPeriodIn). */
+export function findPeriod(signal: Signal, seed: number): number | null {
+  return findPeriodIn(signal, seed).periodSeconds;
 }

@@ -65,6 +65,8 @@ export interface LoopStats {
   /** Milliseconds of the model part (feeding, recommending, building checkpoints) without waiting on I/O. */
   modelMs: number;
   totalMs: number;
+  /** Wall time per step: feeding (VPAs, pods, usage, OOMs), status update, checkpoints, aggregate GC. */
+  phaseMs: { feed: number; update: number; checkpoints: number; gc: number };
   historySamples?: number;
   checkpointsRestored?: number;
 }
@@ -104,7 +106,13 @@ export class RecommenderLoop {
     };
     const nowMs = Math.round(this.o.now());
     const now = nowMs * 1000;
-    const stats: LoopStats = { vpas: 0, trackedPods: 0, trackedContainers: 0, samplesAccepted: 0, samplesRejected: 0, ooms: 0, statusWrites: 0, checkpointWrites: 0, checkpointDeletes: 0, events: 0, modelMs: 0, totalMs: 0 };
+    const stats: LoopStats = { vpas: 0, trackedPods: 0, trackedContainers: 0, samplesAccepted: 0, samplesRejected: 0, ooms: 0, statusWrites: 0, checkpointWrites: 0, checkpointDeletes: 0, events: 0, modelMs: 0, totalMs: 0, phaseMs: { feed: 0, update: 0, checkpoints: 0, gc: 0 } };
+    let mark = t0;
+    const phase = (name: keyof LoopStats['phaseMs']) => {
+      const t = performance.now();
+      stats.phaseMs[name] += t - mark;
+      mark = t;
+    };
 
     // 1. VPAs this recommender handles, with their selectors.
     const selected = this.io.vpas().filter((v) => vpaSelectedByRecommender({ namespace: v.metadata.namespace ?? '', recommenders: v.spec?.recommenders }, this.o.filter));
@@ -136,6 +144,7 @@ export class RecommenderLoop {
     stats.samplesRejected = fed.rejected;
     stats.ooms = ooms.accepted;
     for (const p of this.cluster.pods.values()) stats.trackedContainers += p.containers.size;
+    phase('feed');
 
     // 5. Recommendations and status.
     const cpuEhpaFor = cpuEhpaIndex(this.o.splitWithEhpa ? this.io.ehpas() : []);
@@ -170,6 +179,8 @@ export class RecommenderLoop {
       }
     });
 
+    phase('update');
+
     // 6. Checkpoints, least recently written VPA first, until the budget is spent (at least one VPA).
     const deadline = this.o.now() + this.o.checkpointsTimeoutMs;
     const handled = new Set(withTargets.map(({ obj }) => vpaKey(obj.metadata.namespace, obj.metadata.name)));
@@ -198,8 +209,11 @@ export class RecommenderLoop {
       stats.checkpointDeletes = await this.collectCheckpointGarbage();
     }
 
+    phase('checkpoints');
+
     // 7. Aggregates, at most hourly.
     timed(() => this.cluster.garbageCollect(now, AGGREGATE_GC_INTERVAL_MICROS, (pod) => this.feeder.podUnderVpa(pod.id.namespace, pod.labels)));
+    phase('gc');
     stats.modelMs = modelMs;
     stats.totalMs = performance.now() - t0;
     return stats;

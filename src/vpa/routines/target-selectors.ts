@@ -4,7 +4,7 @@
 // so the loop does not read every target on every tick. Edge: talks to the API server.
 import { resourcePath, type KubeApiClient } from '../../kube/api-client.ts';
 import type { ResourceDiscovery } from '../../kube/discovery.ts';
-import { parseLabelSelector } from '../../kube/label-selector.ts';
+import { parseLabelSelector } from '../../selectors/label-selector.ts';
 import type { Labels } from '../model/cluster-state.ts';
 import type { TargetSelection, VpaObject } from './cluster-feeder.ts';
 
@@ -89,7 +89,8 @@ export class TargetSelectors {
         text = scale.status?.selector;
       }
       if (text === undefined || text === '') return unsupported(`Cannot read targetRef. Reason: ${ref.kind}/${ref.name} has no pod selector`);
-      return { selector: parseLabelSelector(text), selectorKey: text, equalityLabels: equalityLabels(text) };
+      const parsed = parseLabelSelector(text);
+      return { selector: (labels: Labels | undefined) => parsed.matches(labels), selectorKey: text, equalityLabels: equalityLabels(text) };
     } catch (e) {
       return unsupported(`Cannot read targetRef. Reason: ${(e as Error).message}`);
     }

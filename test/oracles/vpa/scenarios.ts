@@ -126,6 +126,11 @@ export function generateScenario(index: number, seed: number): OracleScenario {
   const pods = Array.from({ length: podCount }, (_, i) => `p-${i}`);
   const labelSets = chance(0.25) ? [{ app: 'web' }, { app: 'web', track: 'canary' }] : [{ app: 'web' }];
   const podLabels = new Map(pods.map((p, i) => [p, labelSets[i % labelSets.length] as Record<string, string>]));
+  // Two label sets mean two aggregates per container name, merged per VPA in Go map order (random).
+  // When their histogram references differ, upstream's merge shifts whichever comes second (mutating the
+  // cluster's aggregate) and the result depends on that order; such scenarios would make upstream itself
+  // nondeterministic (spec §7.4). Their pods therefore sample at identical times, so references agree.
+  const synchronised = labelSets.length > 1;
 
   let resourcePolicy: unknown = undefined;
   const annotations: Record<string, string> = {};
@@ -193,7 +198,7 @@ export function generateScenario(index: number, seed: number): OracleScenario {
       else t += stepMs;
       const jitter = chance(0.1) ? pick([-60_000, -1000, 0, 500, 250]) : 0;
       for (const pod of pods) {
-        if (chance(0.05)) continue;
+        if (!synchronised && chance(0.05)) continue;
         for (const c of containerNames) {
           const p = profile.get(c)!;
           const ts = t + jitter;
@@ -207,7 +212,7 @@ export function generateScenario(index: number, seed: number): OracleScenario {
           }
           if (chance(0.5)) events.push({ ...base, cpuCores: Math.round(cpu * 1000) / 1e6 });
           else events.push({ ...base, cpuMillicores: chance(0.01) ? -5 : Math.round(cpu) });
-          if (chance(0.9)) events.push({ ...base, memoryBytes: chance(0.1) ? mem : Math.round(mem) });
+          if (synchronised || chance(0.9)) events.push({ ...base, memoryBytes: chance(0.1) ? mem : Math.round(mem) });
           if (chance(0.004)) events.push({ ...base, oomMemoryRequestBytes: Math.round(p.memBase * pick([0.5, 1, 1.5])) });
           if (chance(0.003)) events.push({ ...base, time: iso(ts - pick([2, 30, 50]) * 3600_000), oomMemoryRequestBytes: Math.round(p.memBase) });
           if (chance(0.02)) events.push({ ...base, cpuMillicores: Math.round(cpu) }); // duplicate timestamp

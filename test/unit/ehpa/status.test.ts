@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { buildStatus, metaTime } from '../../../src/ehpa/status.ts';
+import { buildStatus, metaTime, PREDICTION_FALLBACK } from '../../../src/ehpa/status.ts';
 import type { HorizontalPodAutoscaler } from '../../../src/ehpa/hpa-types.ts';
 import type { TimeSeriesPrediction } from '../../../src/prediction/types.ts';
 import { ehpa } from './fixtures.ts';
@@ -79,5 +79,18 @@ describe('buildStatus (spec §A.2)', () => {
   it('skips copied conditions whose reason would fail metav1.Condition validation', () => {
     const s = buildStatus({ ehpa: ehpa(), nowMs: T0, hpa: hpa({ conditions: [{ type: 'ScalingActive', status: 'False', reason: 'bad reason!', message: '' }] }) });
     expect(s.conditions?.map((c) => c.type)).to.deep.equal(['Ready']);
+  });
+});
+
+describe('PredictionFallback condition (crane_pod_cpu_usage served from observed usage)', () => {
+  it('is True with the adapter reason while the forecast is unusable, False once it is served', () => {
+    const e = ehpa({});
+    const bad = buildStatus({ ehpa: e, nowMs: 1_000_000, cpuForecast: { ok: false, reason: 'PredictionOutdated', message: 'samples end before now' } });
+    const c = bad.conditions?.find((x) => x.type === PREDICTION_FALLBACK);
+    expect(c).to.include({ status: 'True', reason: 'PredictionOutdated' });
+    expect(c?.message).to.contain('samples end before now');
+    const good = buildStatus({ ehpa: { ...e, status: bad }, nowMs: 2_000_000, cpuForecast: { ok: true, largest: 2.5 } });
+    expect(good.conditions?.find((x) => x.type === PREDICTION_FALLBACK)).to.include({ status: 'False', reason: 'ForecastServed' });
+    expect(buildStatus({ ehpa: e, nowMs: 0 }).conditions?.some((x) => x.type === PREDICTION_FALLBACK)).to.equal(false);
   });
 });

@@ -2,11 +2,12 @@
 // Prometheus answers into samples, and the serve flags.
 import { expect } from 'chai';
 import { parseFlags, UsageError } from '../../../../src/config/flags.ts';
-import { parseLabelSelector } from '../../../../src/kube/label-selector.ts';
+import { parseLabelSelector } from '../../../../src/selectors/label-selector.ts';
 import { historyPodLabelsByName } from '../../../../src/vpa/routines/history-attribution.ts';
 import { VPA_RECOMMENDER_FLAGS, recommenderConfigFromFlags } from '../../../../src/vpa/routines/recommender-flags.ts';
 import { equalityLabels, labelSelectorToString } from '../../../../src/vpa/routines/target-selectors.ts';
-import { PrometheusCurrentUsage, podHistoriesFromSeries, promTimeToInstant } from '../../../../src/vpa/routines/usage-sources.ts';
+import { AutoUsage, MetricsApiUsage, PrometheusCurrentUsage, podHistoriesFromSeries, promTimeToInstant } from '../../../../src/vpa/routines/usage-sources.ts';
+import { KubeApiError, type KubeApiClient } from '../../../../src/kube/api-client.ts';
 import type { PrometheusHistoryConfig } from '../../../../src/vpa/input/prometheus-history.ts';
 import { vpaObj } from './fixtures.ts';
 
@@ -25,7 +26,8 @@ describe('vpa routines: inputs', () => {
   it('turns a LabelSelector into the string form /scale reports, and reads its equality labels', () => {
     const s = labelSelectorToString({ matchLabels: { tier: 'web', app: 'shop' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'canary'] }, { key: 'old', operator: 'DoesNotExist' }] });
     expect(s).to.equal('app=shop,tier=web,env in (canary,prod),!old');
-    const sel = parseLabelSelector(s);
+    const parsed = parseLabelSelector(s);
+    const sel = (l: Record<string, string>) => parsed.matches(l);
     expect(sel({ app: 'shop', tier: 'web', env: 'prod' })).to.equal(true);
     expect(sel({ app: 'shop', tier: 'web', env: 'dev' })).to.equal(false);
     expect(equalityLabels(s)).to.deep.equal({ app: 'shop', tier: 'web' });
@@ -36,7 +38,7 @@ describe('vpa routines: inputs', () => {
   it('attributes a dead pod to the VPA whose target it is named after (Crane\'s pod-name patterns)', () => {
     const web = vpaObj('web', 'web');
     const sts = { ...vpaObj('db', 'db'), spec: { targetRef: { apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'db' } } };
-    const target = (app: string, sel = `app=${app}`) => ({ selector: parseLabelSelector(sel), selectorKey: sel, equalityLabels: equalityLabels(sel) });
+    const target = (app: string, sel = `app=${app}`) => ({ selector: (l: Record<string, string> | undefined) => parseLabelSelector(sel).matches(l), selectorKey: sel, equalityLabels: equalityLabels(sel) });
     const vpas = [
       { obj: web, target: target('web') },
       { obj: sts, target: target('db') },
@@ -75,6 +77,34 @@ describe('vpa routines: inputs', () => {
       { namespace: 'ns', pod: 'p', container: 'app', cpuMillicores: 250, time: 1700000000500000 },
       { namespace: 'ns', pod: 'p', container: 'app', memoryBytes: 123456789, time: 1700000000500000 },
     ]);
+  });
+
+  it('metrics.k8s.io: MilliValue and Value round up, like upstream (metrics-server 123456789n is 124m); auto falls back to Prometheus when it is not served', async () => {
+    const pods = {
+      items: [{ metadata: { name: 'p', namespace: 'ns' }, timestamp: '2026-11-22T09:00:00Z', window: '15s', containers: [{ name: 'app', usage: { cpu: '123456789n', memory: '1025Ki' } }] }],
+    };
+    let served = true;
+    const paths: string[] = [];
+    const client = {
+      get: async (path: string) => {
+        paths.push(path);
+        if (!served) throw new KubeApiError(404, 'NotFound', 'not found');
+        return path.endsWith('/pods') ? pods : { resources: [{ name: 'pods' }, { name: 'nodes' }] };
+      },
+    } as unknown as KubeApiClient;
+    const api = new MetricsApiUsage(client, 'ns');
+    expect(await api.current()).to.deep.equal([{ namespace: 'ns', pod: 'p', container: 'app', cpuMillicores: 124, memoryBytes: 1049600, time: Date.UTC(2026, 10, 22, 9) * 1000 }]);
+    expect(paths).to.deep.equal(['/apis/metrics.k8s.io/v1beta1/namespaces/ns/pods']);
+    let clock = 0;
+    const prom = { name: 'prometheus', current: async () => [] };
+    const auto = new AutoUsage(api, prom, () => clock, 1000);
+    expect(await auto.current()).to.have.length(1);
+    expect(auto.name).to.equal('metrics-api');
+    served = false;
+    expect(await auto.current().catch(() => 'failed')).to.equal('failed'); // within the recheck period: still the API
+    clock = 1000;
+    expect(await auto.current()).to.deep.equal([]);
+    expect(auto.name).to.equal('prometheus');
   });
 
   it('serve flags: upstream defaults, namespace filters, and a bad quantity is a usage error', () => {
