@@ -28,11 +28,12 @@ export interface CronWindow {
 }
 
 /**
- * A daily UTC cron window that opens at the first whole minute at least 25 s after `nowMs` (time for the
- * HPA to settle first) and stays open for about 40 % of the demo, at least one minute.
+ * A daily UTC cron window that opens at the first whole minute at least 45 s after `nowMs` (time for the
+ * HPA to act on the forecast first: the adapter counts a pod 30 s after it is Ready, as Crane does) and
+ * stays open for about 40 % of the demo, at least one minute.
  */
 export function demoCronWindow(nowMs: number, watchMinutes: number): CronWindow {
-  const startS = Math.ceil((nowMs / 1000 + 25) / 60) * 60;
+  const startS = Math.ceil((nowMs / 1000 + 45) / 60) * 60;
   const endS = startS + Math.max(1, Math.round(watchMinutes * 0.4)) * 60;
   const expr = (s: number) => {
     const d = new Date(s * 1000);

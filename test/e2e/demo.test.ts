@@ -65,15 +65,15 @@ describe('e2e: npm run demo', function () {
     if (out) await rm(out, { recursive: true, force: true });
   });
 
-  it('runs two minutes on the embedded trace: the HPA follows the cron window, the TSP is Ready, the chart is written', async function () {
+  it('runs 2.5 minutes on the embedded trace: the HPA follows the cron window, the TSP is Ready, the chart is written', async function () {
     this.timeout(6 * 60_000);
-    const run = await runDemo(['--minutes', '2', '--interval', '3s', '--out', out], 5 * 60_000);
+    const run = await runDemo(['--minutes', '2.5', '--interval', '3s', '--out', out], 5 * 60_000);
     const context = `exit ${run.code}\n--- stdout ---\n${run.stdout.slice(-6000)}\n--- stderr ---\n${run.stderr.slice(-3000)}`;
     expect(run.code, context).to.equal(0);
     expect(run.stdout, context).to.match(/\] stopped\n/);
 
     const lines = parseLines(run.stdout);
-    expect(lines.length, context).to.be.at.least(20); // ~40 lines at 3 s over 2 min
+    expect(lines.length, context).to.be.at.least(20); // ~50 lines at 3 s over 2.5 min
     const firstOn = lines.findIndex((l) => l.cronOn);
     expect(firstOn, `the cron window never opened\n${context}`).to.be.greaterThan(0);
     // While the window is open the adapter serves its targetReplicas, and the real HPA's desired replicas
