@@ -28,8 +28,8 @@ import { planTrace, traceValueAt } from './demo/trace-plan.ts';
 
 const DEFAULT_TRACE = 'examples/traces/crane-daily-3d.csv';
 const FLAGS: FlagSpec[] = [
-  { name: 'trace', type: 'string', default: DEFAULT_TRACE, help: 'workload CPU trace, `ts,value` CSV at a fixed step, at least 2.5 days (default: 3 days of a Crane test trace)' },
-  { name: 'minutes', type: 'float', default: 5, min: 1, max: 120, help: 'how long to watch the HPA' },
+  { name: 'trace', type: 'string', default: DEFAULT_TRACE, help: 'workload CPU trace: `ts,value` CSV (unix seconds) at a fixed step, covering at least 50 hours; the default holds 3 days of a Crane test trace' },
+  { name: 'minutes', type: 'float', default: 5, min: 2, max: 120, help: 'how long to watch the HPA (at least 2: the cron window opens about a minute in)' },
   { name: 'out', type: 'string', default: 'demo-out', help: 'directory for demo.svg and timeline.json' },
   { name: 'interval', type: 'duration', default: '5s', min: 1000, help: 'time between printed lines' },
   { name: 'help', type: 'bool', default: false, help: 'show this help' },
