@@ -44,8 +44,13 @@ export function issueCertificate(opts: IssueOptions, issuer?: KeyedCert): KeyedC
   cert.serialNumber = serial.toString('hex');
   cert.validity.notBefore = opts.notBefore;
   cert.validity.notAfter = opts.notAfter;
-  const subject: forge.pki.CertificateField[] = [{ name: 'commonName', value: opts.commonName }];
-  for (const o of opts.organizations ?? []) subject.push({ name: 'organizationName', value: o });
+  // UTF8String, not forge's default PrintableString: names like client-go's `localhost@<unix>` hold
+  // characters PrintableString forbids ('@'), and Go's x509 (kube-apiserver's aggregator) then refuses the
+  // whole certificate ("invalid PrintableString").
+  // (@types/node-forge types valueTagClass as an asn1 Class; forge reads it as the universal tag number.)
+  const utf8 = forge.asn1.Type.UTF8 as unknown as forge.asn1.Class;
+  const subject: forge.pki.CertificateField[] = [{ name: 'commonName', value: opts.commonName, valueTagClass: utf8 }];
+  for (const o of opts.organizations ?? []) subject.push({ name: 'organizationName', value: o, valueTagClass: utf8 });
   cert.setSubject(subject);
   const issuerCert = issuer ? forge.pki.certificateFromPem(issuer.certPem) : undefined;
   cert.setIssuer(issuerCert ? issuerCert.subject.attributes : subject);
