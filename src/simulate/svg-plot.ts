@@ -4,9 +4,10 @@
 // series-ehpa-replicas, series-plain-replicas) so tools and tests can find them.
 import type { SimulationStep } from './simulate.ts';
 
-const WIDTH = 1200;
-const LEFT = 70;
-const RIGHT = 20;
+// Exported with linePath/timeValueAxis so other charts (scripts/demo) share the look and the arithmetic.
+export const WIDTH = 1200;
+export const LEFT = 70;
+export const RIGHT = 20;
 const TOP_PANEL = { y: 60, h: 300 };
 const BOTTOM_PANEL = { y: 420, h: 220 };
 const STRIPS_Y = 660;
@@ -32,11 +33,12 @@ function utcLabel(t: number): string {
 
 const fmt = (x: number) => (Math.round(x * 10) / 10).toString();
 
-interface Scale {
+export interface Scale {
   x: (t: number) => number;
 }
 
-function linePath(steps: readonly SimulationStep[], sx: Scale, y: (v: number) => number, value: (s: SimulationStep) => number | null, stepped: boolean): string {
+/** One SVG path through the points' values (gaps where `value` is null); `stepped` draws a step chart. */
+export function linePath<T extends { t: number }>(steps: readonly T[], sx: Scale, y: (v: number) => number, value: (s: T) => number | null, stepped: boolean): string {
   let d = '';
   let pen = false;
   for (const s of steps) {
@@ -55,7 +57,8 @@ function linePath(steps: readonly SimulationStep[], sx: Scale, y: (v: number) =>
   return d || 'M0 0';
 }
 
-function axis(panel: { y: number; h: number }, max: number, label: string, sx: Scale, from: number, to: number): string[] {
+/** Grid, value ticks, UTC time ticks (minutes to weeks, about ten), frame and label of one panel. */
+export function timeValueAxis(panel: { y: number; h: number }, max: number, label: string, sx: Scale, from: number, to: number): string[] {
   const out: string[] = [];
   const step = niceStep(max);
   const y = (v: number) => panel.y + panel.h - (v / max) * panel.h;
@@ -64,7 +67,7 @@ function axis(panel: { y: number; h: number }, max: number, label: string, sx: S
     out.push(`<text class="tick" x="${LEFT - 6}" y="${fmt(y(v) + 4)}" text-anchor="end">${fmt(v)}</text>`);
   }
   const span = Math.max(1, to - from);
-  const tickEvery = [3600, 3 * 3600, 6 * 3600, 12 * 3600, 86_400, 2 * 86_400, 7 * 86_400].find((s) => span / s <= 10) ?? 14 * 86_400;
+  const tickEvery = [60, 300, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86_400, 2 * 86_400, 7 * 86_400].find((s) => span / s <= 10) ?? 14 * 86_400;
   for (let t = Math.ceil(from / tickEvery) * tickEvery; t <= to; t += tickEvery) {
     const x = fmt(sx.x(t));
     out.push(`<line class="grid" x1="${x}" x2="${x}" y1="${panel.y}" y2="${panel.y + panel.h}"/>`);
@@ -137,8 +140,8 @@ export function renderSvg(steps: readonly SimulationStep[], o: PlotOptions): str
     `<rect x="0" y="0" width="${WIDTH}" height="${HEIGHT}" fill="#fff"/>`,
     `<text x="${LEFT}" y="22" font-size="15" font-weight="bold">${escapeXml(o.title)}</text>`,
     legend,
-    ...axis(TOP_PANEL, cpuMax, 'CPU (cores)', sx, from, to),
-    ...axis(BOTTOM_PANEL, repMax, 'replicas', sx, from, to),
+    ...timeValueAxis(TOP_PANEL, cpuMax, 'CPU (cores)', sx, from, to),
+    ...timeValueAxis(BOTTOM_PANEL, repMax, 'replicas', sx, from, to),
     `<path id="series-usage" class="usage" d="${linePath(steps, sx, yCpu, (s) => s.usageCores, false)}"/>`,
     `<path id="series-forecast-window-max" class="window-max" d="${linePath(steps, sx, yCpu, (s) => s.forecastWindowMaxCores, true)}"/>`,
     `<path id="series-forecast" class="forecast" d="${linePath(steps, sx, yCpu, (s) => s.forecastCores, false)}"/>`,
