@@ -44,9 +44,10 @@ export function issueCertificate(opts: IssueOptions, issuer?: KeyedCert): KeyedC
   cert.serialNumber = serial.toString('hex');
   cert.validity.notBefore = opts.notBefore;
   cert.validity.notAfter = opts.notAfter;
-  // UTF8String, not forge's default PrintableString: client-go's names (`localhost@<unix>`) contain '@',
-  // which PrintableString does not allow, and Go's x509 parser (kube-apiserver's aggregator) rejects it.
-  // (@types/node-forge calls the field a Class; forge uses it as the value's universal tag.)
+  // UTF8String, not forge's default PrintableString: names like client-go's `localhost@<unix>` hold
+  // characters PrintableString forbids ('@'), and Go's x509 (kube-apiserver's aggregator) then refuses the
+  // whole certificate ("invalid PrintableString").
+  // (@types/node-forge types valueTagClass as an asn1 Class; forge reads it as the universal tag number.)
   const utf8 = forge.asn1.Type.UTF8 as unknown as forge.asn1.Class;
   const subject: forge.pki.CertificateField[] = [{ name: 'commonName', value: opts.commonName, valueTagClass: utf8 }];
   for (const o of opts.organizations ?? []) subject.push({ name: 'organizationName', value: o, valueTagClass: utf8 });

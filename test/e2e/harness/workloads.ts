@@ -22,8 +22,18 @@ export async function installCrds(c: Cluster, dir = join(REPO_ROOT, 'crds')): Pr
   const files = (await readdir(dir)).filter((f) => f.endsWith('.yaml') || f.endsWith('.yml')).sort();
   const objects: KubernetesObject[] = [];
   for (const f of files) objects.push(...(await readYamlObjects(join(dir, f))));
-  const crds = objects.filter((o) => o.kind === 'CustomResourceDefinition');
-  await applyOrThrow(c, objects);
+  // crds/ also holds its kustomization.yaml, which is not a cluster object.
+  const applicable = objects.filter((o) => o.kind !== 'Kustomization');
+  const crds = applicable.filter((o) => o.kind === 'CustomResourceDefinition');
+  // CRDs go through the raw client: client-node's typed serializer would drop the schemas'
+  // `x-kubernetes-*` keys (CEL validations, list types), so the API server would not enforce them.
+  for (const crd of crds) {
+    const r = await c.admin.request('PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata!.name!}?fieldManager=ehpa-e2e&force=true`, {
+      body: JSON.stringify(crd), contentType: 'application/apply-patch+yaml',
+    });
+    if (r.status !== 200 && r.status !== 201) throw new Error(`apply CRD ${crd.metadata!.name!}: ${r.status} ${r.body.slice(0, 500)}`);
+  }
+  await applyOrThrow(c, applicable.filter((o) => o.kind !== 'CustomResourceDefinition'));
   for (const crd of crds) {
     const name = crd.metadata!.name!;
     await waitFor(`CRD ${name} Established`, async () => {
