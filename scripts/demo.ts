@@ -13,10 +13,9 @@ import { promisify } from 'node:util';
 import { formatFlagHelp, parseFlags, UsageError, type FlagSpec } from '../src/config/flags.ts';
 import { cronWindowActive } from '../src/cron/cron-window.ts';
 import {
-  createDeployment, createNamespace, installManifestRbac, locateBinaries, parseTraceCsv, podsOf, queryRange,
+  createDeployment, createNamespace, installCrds, installManifestRbac, locateBinaries, parseTraceCsv, podsOf, queryRange,
   REPO_ROOT, startCluster, type AdapterProcess, type Cluster,
 } from '../test/e2e/harness/index.ts';
-import { applyCrds } from './demo/install-crds.ts';
 import { renderDemoSvg, type Point } from './demo/chart.ts';
 import { formatTick, readTick, type Tick } from './demo/observe.ts';
 import { startResourceMetrics, type ContainerUsage, type ResourceMetricsServer } from './demo/resource-metrics.ts';
@@ -122,7 +121,7 @@ async function main(): Promise<number> {
     say(`control plane up in ${(c.timings.totalMs / 1000).toFixed(1)}s: etcd, kube-apiserver ${c.apiserverUrl}, kube-controller-manager (HPA sync 2s), Prometheus ${c.promUrl}`);
     const offset = c.backfilled[0]!.lastTs - trace.cutTs; // wall time = trace time + offset
 
-    await applyCrds(c);
+    await installCrds(c);
     await installManifestRbac(c);
     await createNamespace(c, NAMESPACE);
     await createDeployment(c, NAMESPACE, WORKLOAD, { replicas: 2, cpuRequest: `${CPU_REQUEST_MILLI}m`, memoryRequest: '256Mi', memoryLimit: '512Mi', container: CONTAINER });
