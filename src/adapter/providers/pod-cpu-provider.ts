@@ -70,7 +70,15 @@ export function podCpuProvider(opts: PodCpuProviderOptions): CustomMetricProvide
         throw unavailable(forecast.message);
       }
       const candidates = available.length > 0 ? available : pods.filter(podRunning);
-      const observed = await sources.observedPodCpuMillis(ns, candidates.map((p) => p.metadata?.name ?? ''));
+      let observed: ReadonlyMap<string, number>;
+      try {
+        observed = await sources.observedPodCpuMillis(ns, candidates.map((p) => p.metadata?.name ?? ''));
+      } catch (e) {
+        // Prometheus down is an outage of this metric (503, both problems named), not an internal error:
+        // the HPA then keeps scaling on its other metrics.
+        report('error');
+        throw unavailable(`${forecast.message}; observed CPU usage unavailable: ${(e as Error).message}`);
+      }
       const values: CustomValue[] = [];
       for (const p of candidates) {
         const m = observed.get(p.metadata?.name ?? '');

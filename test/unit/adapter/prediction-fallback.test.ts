@@ -45,6 +45,16 @@ describe('crane_pod_cpu_usage when the forecast cannot be used', function () {
       expect(r.json.message).to.equal('no TimeSeriesPrediction for EffectiveHorizontalPodAutoscaler default/web; no observed CPU usage to fall back to');
       expect(a.fallbacks[0]?.outcome).to.equal('error');
     });
+    it('with Prometheus unreachable for observed usage: 503 naming both problems, not a 500', async () => {
+      a.sources.tsps = [];
+      a.sources.observedPodCpuMillis = () => {
+        throw new Error('prometheus unreachable at http://prom:9090: fetch failed');
+      };
+      const r = await a.get(PATH, { headers: HPA });
+      expect(r.status).to.equal(503);
+      expect(r.json.message).to.equal('no TimeSeriesPrediction for EffectiveHorizontalPodAutoscaler default/web; observed CPU usage unavailable: prometheus unreachable at http://prom:9090: fetch failed');
+      expect(a.fallbacks.map((f) => f.outcome)).to.deep.equal(['error']);
+    });
     it('with a good forecast but no available pod: 503 (Crane: "failed to get available pods")', async () => {
       a.sources.pods = a.sources.pods.map((p) => ({ ...p, status: { ...p.status, phase: 'Pending' } }));
       const r = await a.get(PATH, { headers: HPA });
