@@ -18,7 +18,13 @@ import {
 } from '../test/e2e/harness/index.ts';
 import { renderDemoSvg, type Point } from './demo/chart.ts';
 import { formatTick, readTick, type Tick } from './demo/observe.ts';
-import { startResourceMetrics, type ContainerUsage, type ResourceMetricsServer } from './demo/resource-metrics.ts';
+import { startResourceMetrics, type ResourceMetricsServer } from '../test/e2e/harness/index.ts';
+
+/** One container's usage, as the demo replays it to both the exporter and the metrics-server stand-in. */
+interface ContainerUsage {
+  cpuCores: number;
+  memBytes: number;
+}
 import {
   CONTAINER, CPU_REQUEST_MILLI, CPU_TARGET_UTILIZATION, demoCronWindow, demoEhpa, demoVpa, HISTORY_POD, MEMORY_BASE_BYTES,
   MAX_REPLICAS, MEMORY_BYTES_PER_CORE, MIN_REPLICAS, NAMESPACE, PREDICTION_WINDOW_SECONDS, serveOffersVpaRecommender, WORKLOAD,
@@ -172,7 +178,10 @@ async function main(): Promise<number> {
       ],
     });
     adapterStarted.catch(() => undefined);
-    metricsServer = await startResourceMetrics(c, (ns, pod) => (ns === NAMESPACE ? usage.get(pod) : undefined));
+    metricsServer = await startResourceMetrics(c, (ns, pod) => {
+      const u = ns === NAMESPACE ? usage.get(pod) : undefined;
+      return u && { cpu: `${Math.round(u.cpuCores * 1e9)}n`, memory: `${Math.round(u.memBytes / 1024)}Ki` };
+    });
     say('metrics.k8s.io (a metrics-server stand-in reporting the same usage) is Available');
     adapter = await adapterStarted;
     say(`ehpa-adapter serve running (pid ${adapter.pid}, controllers ${controllers}, log ${adapter.logPath})`);

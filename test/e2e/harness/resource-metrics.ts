@@ -1,22 +1,32 @@
-// A stand-in for metrics-server: `metrics.k8s.io/v1beta1` PodMetrics for the demo's pods, from the same
-// usage the demo feeds the cAdvisor-shaped exporter. A real cluster has metrics-server; the EHPA keeps the
-// original Resource cpu metric in its HPA (Crane's fallback), and without this API the real HPA would
-// mark that metric invalid and refuse every scale-down. Reached through kube-apiserver's aggregator like
-// the adapter (ExternalName Service -> https://localhost:<port>); only the aggregator's front-proxy
-// client certificate is accepted.
+// A stand-in for metrics-server (the harness plays the nodes' part, and metrics-server reads kubelets):
+// `metrics.k8s.io/v1beta1` PodMetrics from usage the caller supplies. A real cluster has metrics-server;
+// the EHPA keeps the original Resource cpu metric in its HPA (Crane's fallback), and without this API the
+// real HPA would mark that metric invalid and refuse every scale-down. It does not read Prometheus, so it
+// stays up when Prometheus is down (the faults scenario). Reached through kube-apiserver's aggregator like
+// the adapter (ExternalName Service -> https://localhost:<port>); only the aggregator's front-proxy client
+// certificate is accepted. Used by the demo and the scenario suites.
 import { createServer, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
-import type { Cluster } from '../../test/e2e/harness/index.ts';
-import { freePort } from '../../test/e2e/harness/ports.ts';
-import { waitFor } from '../../test/e2e/harness/index.ts';
+import type { Cluster } from './cluster.ts';
+import { freePort } from './ports.ts';
+import { waitFor } from './processes.ts';
 
-export interface ContainerUsage {
-  cpuCores: number;
-  memBytes: number;
+/** One container's usage as metrics-server writes it: quantity strings. */
+export interface ContainerUsageText {
+  cpu: string;
+  memory: string;
 }
+
+/**
+ * Usage of one container of a live pod; `podCount` is the number of live pods in the answer being built
+ * (so a workload total can be split). Undefined: not measured yet, and the pod is left out.
+ */
+export type UsageSource = (namespace: string, pod: string, container: string, containerIndex: number, podCount: number) => ContainerUsageText | undefined;
 
 export interface ResourceMetricsServer {
   port: number;
+  /** PodMetrics list requests answered so far. */
+  readonly requests: number;
   close(): Promise<void>;
 }
 
@@ -27,8 +37,9 @@ interface PodList {
 }
 
 /** Start the server, register `v1beta1.metrics.k8s.io` and wait until the aggregator marks it Available. */
-export async function startResourceMetrics(c: Cluster, usage: (namespace: string, pod: string, container: string) => ContainerUsage | undefined): Promise<ResourceMetricsServer> {
+export async function startResourceMetrics(c: Cluster, usage: UsageSource): Promise<ResourceMetricsServer> {
   const port = await freePort();
+  let requests = 0;
   const server: Server = createServer(
     {
       cert: readFileSync(c.pki.apiserver.certPath), key: readFileSync(c.pki.apiserver.keyPath),
@@ -53,20 +64,22 @@ export async function startResourceMetrics(c: Cluster, usage: (namespace: string
         send(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: 'the demo serves pod metrics only' });
         return;
       }
+      requests++;
       const ns = m[1] === undefined ? undefined : decodeURIComponent(m[1]);
       const selector = url.searchParams.get('labelSelector') ?? '';
       void c.admin
         .getJson<PodList>(`/api/v1/${ns === undefined ? '' : `namespaces/${ns}/`}pods${selector ? `?labelSelector=${encodeURIComponent(selector)}` : ''}`)
         .then((pods) => {
           const now = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-          const items = pods.items.flatMap((p) => {
-            const containers = p.spec.containers.map((k) => ({ name: k.name, u: usage(p.metadata.namespace, p.metadata.name, k.name) }));
+          const live = pods.items.filter((p) => !p.metadata.deletionTimestamp);
+          const items = live.flatMap((p) => {
+            const containers = p.spec.containers.map((k, i) => ({ name: k.name, u: usage(p.metadata.namespace, p.metadata.name, k.name, i, live.length) }));
             // Like metrics-server: a pod with a container not measured yet is left out.
-            if (p.metadata.deletionTimestamp || containers.some((k) => !k.u)) return [];
+            if (containers.some((k) => !k.u)) return [];
             return [{
               metadata: { name: p.metadata.name, namespace: p.metadata.namespace, labels: p.metadata.labels ?? {} },
               timestamp: now, window: '1s',
-              containers: containers.map((k) => ({ name: k.name, usage: { cpu: `${Math.round(k.u!.cpuCores * 1e9)}n`, memory: `${Math.round(k.u!.memBytes / 1024)}Ki` } })),
+              containers: containers.map((k) => ({ name: k.name, usage: k.u! })),
             }];
           });
           send(200, { kind: 'PodMetricsList', apiVersion: GROUP_VERSION, metadata: {}, items });
@@ -97,6 +110,9 @@ export async function startResourceMetrics(c: Cluster, usage: (namespace: string
   }, { timeoutMs: 60_000 });
   return {
     port,
+    get requests() {
+      return requests;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
