@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nextCronOccurrence, CronWindowError } from '../../src/cron/cron-window.ts';
+import { mulberry32 } from '../helpers/seeded-random.ts';
 
 const moduleDir = fileURLToPath(new URL('./robfig-cron/', import.meta.url));
 const binary = join(homedir(), '.cache', 'ehpa-adapter', 'robfig-cron-oracle-v3.0.1', 'oracle');
@@ -21,17 +22,6 @@ function buildOracle(): boolean {
   const r = spawnSync('go', ['build', '-o', binary, '.'], { cwd: moduleDir, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`building the robfig oracle failed:\n${r.stderr}`);
   return true;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];

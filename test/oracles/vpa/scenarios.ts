@@ -1,6 +1,7 @@
 // Seeded scenario generator for the VPA differential harness: random and realistic usage histories
 // (weeks of samples, sparse history with reference shifts, OOMs, several pods/containers/label sets,
 // checkpoint round trips, policies and flags), in the JSON shape test/oracles/vpa/main.go reads.
+import { mulberry32 } from '../../helpers/seeded-random.ts';
 
 export interface OracleConfig {
   marginFraction: number;
@@ -72,17 +73,8 @@ export const DEFAULT_ORACLE_CONFIG: OracleConfig = {
   maxAllowedMemory: '',
 };
 
-/** mulberry32: small, fast, seeded. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The scenarios' seeded generator (mulberry32). */
+export const rng = mulberry32;
 
 function iso(ms: number): string {
   const s = new Date(ms).toISOString();

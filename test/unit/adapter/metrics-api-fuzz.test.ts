@@ -6,17 +6,7 @@
 import { expect } from 'chai';
 import { startTestAdapter, type RequestOpts, type Running } from '../../helpers/adapter-fixture.ts';
 import { ehpa, pod, tsp, UID } from './fixtures.ts';
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../helpers/seeded-random.ts';
 
 const ALLOWED_USER = 'system:serviceaccount:kube-system:horizontal-pod-autoscaler';
 
