@@ -10,7 +10,7 @@ import { AggregationsConfig, parseInstant, type VerticalPodAutoscaler, type Vert
 import { DEFAULT_RECOMMENDATION_CONFIG, recommendationToJSON, type QuantityList } from '../vpa/logic/index.ts';
 import { parseUsageEvent, type UsageEvent } from '../vpa/usage-events.ts';
 import { CheckpointLoadError, replay } from '../vpa/replay.ts';
-import { Quantity } from '../quantity/index.ts';
+import { quantityFlag } from '../config/quantity-flag.ts';
 
 const d = DEFAULT_RECOMMENDATION_CONFIG;
 const flags: FlagSpec[] = [
@@ -63,16 +63,6 @@ function readStructured(path: string, what: string): unknown {
     return YAML.parse(text);
   } catch (e) {
     throw new UsageError(`${what} ${path} is not valid YAML/JSON: ${(e as Error).message.split('\n')[0]}`);
-  }
-}
-
-function parseQuantityFlag(f: ParsedFlags, name: string): Quantity | undefined {
-  const v = f[name] as string | undefined;
-  if (v === undefined || v === '') return undefined;
-  try {
-    return Quantity.parse(v);
-  } catch {
-    throw new UsageError(`invalid value "${v}" for --${name}: not a quantity`);
   }
 }
 
@@ -151,8 +141,8 @@ export const recommendCommand: Command = {
     });
     const gates = parseGates(f['feature-gates'] as string);
     const globalMaxAllowed: QuantityList = new Map();
-    const maxCPU = parseQuantityFlag(f, 'container-recommendation-max-allowed-cpu');
-    const maxMem = parseQuantityFlag(f, 'container-recommendation-max-allowed-memory');
+    const maxCPU = quantityFlag(f, 'container-recommendation-max-allowed-cpu');
+    const maxMem = quantityFlag(f, 'container-recommendation-max-allowed-memory');
     if (maxCPU) globalMaxAllowed.set('cpu', maxCPU);
     if (maxMem) globalMaxAllowed.set('memory', maxMem);
     let vpa: VerticalPodAutoscaler | undefined;

@@ -2,13 +2,13 @@
 // flag (recommender/config/config.go). Deviations, documented in README: the cAdvisor label defaults are
 // those of today's kubelet (`pod`, `container`, `namespace`, job `kubelet`) rather than upstream's legacy
 // `pod_name`/`name`/`kubernetes-cadvisor`; history and checkpoints are both used at start-up.
-import { UsageError, type FlagSpec, type ParsedFlags } from '../../config/flags.ts';
-import { Quantity } from '../../quantity/index.ts';
+import { type FlagSpec, type ParsedFlags } from '../../config/flags.ts';
 import { AggregationsConfig } from '../model/aggregations-config.ts';
 import { DEFAULT_RECOMMENDATION_CONFIG, DEFAULT_RECOMMENDATION_FORMAT, PodResourceRecommender, type QuantityList } from '../logic/index.ts';
 import { DEFAULT_RECOMMENDER_NAME, type VpaFilterOptions } from '../input/vpa-filter.ts';
 import type { PrometheusHistoryConfig } from '../input/prometheus-history.ts';
 import type { RecommenderSettings } from './recommend-vpa.ts';
+import { quantityFlag } from '../../config/quantity-flag.ts';
 
 const d = DEFAULT_RECOMMENDATION_CONFIG;
 
@@ -50,16 +50,6 @@ function micros(f: ParsedFlags, name: string): number {
   return Math.round((f[name] as number) * 1000);
 }
 
-function quantity(f: ParsedFlags, name: string): Quantity | undefined {
-  const v = f[name] as string | undefined;
-  if (v === undefined || v === '') return undefined;
-  try {
-    return Quantity.parse(v);
-  } catch {
-    throw new UsageError(`invalid value "${v}" for --${name}: not a quantity`);
-  }
-}
-
 /** Prometheus durations are whole seconds or more here ("90s"), which both PromQL and our flags accept. */
 export function promDuration(ms: number): string {
   return `${Math.max(1, Math.round(ms / 1000))}s`;
@@ -88,8 +78,8 @@ export function recommenderConfigFromFlags(f: ParsedFlags): RecommenderConfig {
     targetMemoryPercentile: f['target-memory-percentile'] as number,
   };
   const globalMaxAllowed: QuantityList = new Map();
-  const maxCpu = quantity(f, 'container-recommendation-max-allowed-cpu');
-  const maxMem = quantity(f, 'container-recommendation-max-allowed-memory');
+  const maxCpu = quantityFlag(f, 'container-recommendation-max-allowed-cpu');
+  const maxMem = quantityFlag(f, 'container-recommendation-max-allowed-memory');
   if (maxCpu) globalMaxAllowed.set('cpu', maxCpu);
   if (maxMem) globalMaxAllowed.set('memory', maxMem);
   const ns = (f['vpa-object-namespace'] as string) || undefined;
