@@ -3,7 +3,6 @@
 // per request by the authenticator, long keep-alive so pooled Go connections never race Node's idle timeout.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import express from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { RequestHeaderAuthenticator, type RequestHeaderConfig } from './authn.ts';
@@ -78,18 +77,18 @@ export async function startMetricsAdapter(
     ...(options.ready ? { ready: options.ready } : {}),
   });
 
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
-  app.use((req, res) => {
-    void handle(req, res);
-  });
   // No `ca` here on purpose: the authenticator verifies chains itself against the request-header CA. Handing
   // OpenSSL the CA too made it check look-alike certificates (same issuer name, other key) during the
   // handshake and leave the failure on its error queue, where it later broke unrelated reads on that
   // connection ("socket hang up" under load, found by the fuzz test). Go clients send their certificate
   // whatever CA names we advertise (§6.2).
-  const server: Server = createServer({ cert: serving.cert, key: serving.key, requestCert: true, rejectUnauthorized: false }, app);
+  // The handler routes by the apiserver's own path grammar (request-info.ts) and writes every answer itself,
+  // so it sits directly on node:https. express (still used for the operations port) re-prototypes every
+  // req/res (Object.setPrototypeOf), which pushes Node's own HTTP write path off V8's fast paths: with it in
+  // front, `npm run bench -- adapter` served about half the requests per second (BENCHMARKS.md).
+  const server: Server = createServer({ cert: serving.cert, key: serving.key, requestCert: true, rejectUnauthorized: false }, (req, res) => {
+    void handle(req, res);
+  });
   server.keepAliveTimeout = 120_000;
   server.headersTimeout = 125_000;
   server.on('tlsClientError', (err) => logger.debug({ err }, 'TLS handshake failed'));
