@@ -1,5 +1,5 @@
 // startMetricsAdapter: the HTTPS server behind the custom/external metrics APIServices. HTTP/1.1 only
-// (§6.3: express has no h2, Go negotiates h2 only if offered), client certificates requested but verified
+// (§6.3: Go negotiates h2 only if offered), client certificates requested but verified
 // per request by the authenticator, long keep-alive so pooled Go connections never race Node's idle timeout.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
