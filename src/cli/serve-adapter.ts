@@ -26,9 +26,8 @@ export async function startAdapterInServe(o: {
   ctx: KubeContext;
   log: Logger;
   registry: Registry;
-  ready: () => boolean;
   now?: () => number;
-}): Promise<MetricsAdapterHandle> {
+}): Promise<MetricsAdapterHandle & { cachesSynced(): boolean }> {
   const now = o.now ?? Date.now;
   const reads = clusterReads(o.ctx);
   const promUrl = o.flags['prometheus-url'] as string | undefined;
@@ -43,13 +42,15 @@ export async function startAdapterInServe(o: {
     observedPodCpuMillis: (ns, pods) => (prometheus ? observedPodCpuMillis(prometheus, ns, pods, now()) : new Map()),
   };
   const events = new EventRecorder(o.ctx.client, 'ehpa-adapter-metrics', o.log, now);
-  return startAdapterFromFlags(o.flags, {
+  // Ready once the caches the adapter answers from are filled; a slow or forbidden cache of another loop
+  // (the VPA recommender's eviction events, say) must not take the metrics APIs out of the Service.
+  const handle = await startAdapterFromFlags(o.flags, {
     kubeConfig: o.ctx.client.kubeConfig,
     sources,
     registry: o.registry,
     logger: o.log,
     now,
-    ready: o.ready,
+    ready: reads.synced,
     onPredictionFallback(e) {
       const ehpa = reads.getEhpa(e.namespace, e.ehpaName);
       const what = e.outcome === 'observed' ? 'serving observed usage instead' : 'no value served';
@@ -65,4 +66,5 @@ export async function startAdapterInServe(o: {
       );
     },
   });
+  return Object.assign(handle, { cachesSynced: reads.synced });
 }

@@ -44,9 +44,10 @@ export const serveCommand: Command = {
     if (flags['adapter']) {
       if (!ctx) throw new UsageError('the metrics adapter needs a Kubernetes cluster (--kubeconfig, $KUBECONFIG, ~/.kube/config or in-cluster); pass --adapter=false to run without it');
       // The adapter answers from the informer caches; start them even when no controller runs here.
-      adapter = await startAdapterInServe({ flags, ctx, log, registry, ready: () => ctx.informers.allSynced() });
+      const started = await startAdapterInServe({ flags, ctx, log, registry });
+      adapter = started;
       ctx.informers.startAll();
-      readiness.set('adapter-caches', () => (ctx.informers.allSynced() ? { ok: true } : { ok: false, reason: 'informer caches not synced' }));
+      readiness.set('adapter-caches', () => (started.cachesSynced() ? { ok: true } : { ok: false, reason: 'informer caches not synced' }));
       log.info({ port: adapter.port }, 'metrics adapter listening');
     }
     const health = await startHealthServer({

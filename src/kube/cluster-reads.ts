@@ -16,6 +16,8 @@ export interface ClusterReads {
   listTsps(namespace: string): readonly TimeSeriesPrediction[];
   listPods(namespace: string, selector: { matches(labels: Readonly<Record<string, string>> | undefined): boolean }): readonly PodLike[];
   getScaleReplicas(namespace: string, ref: CrossVersionObjectReference): Promise<number | undefined>;
+  /** These three caches have their first list (other loops' informers, e.g. events, do not count). */
+  synced(): boolean;
 }
 
 /** Registers (or reuses) the EHPA, TSP and pod informers and reads from them. */
@@ -30,6 +32,7 @@ export function clusterReads(ctx: { client: KubeApiClient; informers: InformerRe
     getTsp: (ns, name) => tsps.get(ns, name),
     listTsps: (ns) => tsps.list(ns),
     listPods: (ns, selector) => pods.list(ns).filter((p) => selector.matches(p.metadata.labels)),
+    synced: () => ehpas.hasSynced() && tsps.hasSynced() && pods.hasSynced(),
     async getScaleReplicas(ns, ref) {
       try {
         return (await scale.get(ns, ref)).spec.replicas;

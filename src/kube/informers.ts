@@ -1,13 +1,20 @@
 // Shared informer caches: one list+watch per kind for the whole process, so the controllers and the
 // adapter read the same cache instead of asking the API server. A watch that fails is restarted with
 // backoff; a 410 Gone makes client-node relist on its own.
-import { makeInformer, type Informer, type KubernetesListObject, type KubernetesObject, type ObjectCache } from '@kubernetes/client-node';
+import { ListWatch, Watch, type Informer, type KubernetesListObject, type KubernetesObject, type ObjectCache } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { resourcePath, type KubeApiClient } from './api-client.ts';
 
 export interface KindRef {
   apiVersion: string;
   plural: string;
+  /** Server-side field selector for both the list and the watch (e.g. `reason=Evicted` on events). */
+  fieldSelector?: string;
+  /**
+   * A best-effort feed: retried like any other, but not waited for before the controllers start and not
+   * part of readiness, so a missing permission on it cannot stall everything else.
+   */
+  optional?: boolean;
 }
 
 export type Handler<T> = (obj: T) => void;
@@ -33,8 +40,9 @@ export class SharedInformer<T extends KubeObject> {
     private readonly log: Logger,
   ) {
     const path = resourcePath(kind.apiVersion, kind.plural);
+    const listPath = kind.fieldSelector === undefined ? path : `${path}?fieldSelector=${encodeURIComponent(kind.fieldSelector)}`;
     const list = async () => {
-      const l = await client.get<KubernetesListObject<KubernetesObject>>(path);
+      const l = await client.get<KubernetesListObject<KubernetesObject>>(listPath);
       // Lists omit each item's apiVersion/kind; readers of the cache should not have to care.
       const [apiVersion, kindName] = [l.apiVersion, l.kind?.replace(/List$/, '')];
       for (const item of l.items) {
@@ -43,7 +51,7 @@ export class SharedInformer<T extends KubeObject> {
       }
       return l;
     };
-    this.informer = makeInformer<KubernetesObject>(client.kubeConfig, path, list) as Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
+    this.informer = new ListWatch<KubernetesObject>(path, new Watch(client.kubeConfig), list, false, undefined, kind.fieldSelector);
     this.informer.on('error', (err: unknown) => this.onError(err));
     this.informer.on('connect', () => {
       this.failures = 0;
@@ -132,7 +140,7 @@ export class InformerRegistry {
   ) {}
 
   informer<T extends KubeObject>(kind: KindRef): SharedInformer<T> {
-    const key = `${kind.apiVersion}/${kind.plural}`;
+    const key = `${kind.apiVersion}/${kind.plural}?${kind.fieldSelector ?? ''}`;
     let inf = this.informers.get(key);
     if (!inf) {
       inf = new SharedInformer<KubeObject>(kind, this.client, this.log);
@@ -148,12 +156,17 @@ export class InformerRegistry {
     for (const inf of this.informers.values()) inf.start();
   }
 
+  /** Resolves once every required (not `optional`) informer has its first list. */
   async waitForSync(): Promise<void> {
-    await Promise.all([...this.informers.values()].map((i) => i.waitForSync()));
+    await Promise.all(this.required().map((i) => i.waitForSync()));
   }
 
   allSynced(): boolean {
-    return [...this.informers.values()].every((i) => i.hasSynced());
+    return this.required().every((i) => i.hasSynced());
+  }
+
+  private required(): SharedInformer<KubeObject>[] {
+    return [...this.informers.values()].filter((i) => !i.kind.optional);
   }
 
   async stopAll(): Promise<void> {
@@ -171,4 +184,6 @@ export const KINDS = {
   pod: { apiVersion: 'v1', plural: 'pods' },
   vpa: { apiVersion: 'autoscaling.k8s.io/v1', plural: 'verticalpodautoscalers' },
   vpaCheckpoint: { apiVersion: 'autoscaling.k8s.io/v1', plural: 'verticalpodautoscalercheckpoints' },
+  /** Kubelet eviction events only: the VPA recommender reads memory-pressure evictions as OOMs. */
+  evictionEvent: { apiVersion: 'v1', plural: 'events', fieldSelector: 'reason=Evicted', optional: true },
 } as const satisfies Record<string, KindRef>;

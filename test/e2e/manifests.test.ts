@@ -113,6 +113,8 @@ describe('e2e: manifests/ on a real kube-apiserver', function () {
     expect(await sa({ verb: 'update', group: 'apps', resource: 'deployments', subresource: 'scale', namespace: 'default' })).to.equal(true);
     expect(await sa({ verb: 'update', group: 'example.com', resource: 'widgets', subresource: 'scale', namespace: 'default' })).to.equal(true);
     expect(await sa({ verb: 'create', resource: 'events', namespace: 'default' })).to.equal(true);
+    // The VPA recommender's eviction watch (memory-pressure evictions count as OOMs).
+    expect(await sa({ verb: 'watch', resource: 'events' })).to.equal(true);
     expect(await sa({ verb: 'update', group: 'coordination.k8s.io', resource: 'leases', namespace: NS })).to.equal(true);
     // Least privilege: no writes to workloads themselves, no secrets, no leases elsewhere, no pod deletes.
     expect(await sa({ verb: 'update', group: 'apps', resource: 'deployments', namespace: 'default' })).to.equal(false);

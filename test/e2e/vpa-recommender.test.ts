@@ -143,6 +143,7 @@ describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', f
   });
 
   let fromHistory = 0;
+  let oomTarget = 0;
 
   it('writes a memory-only recommendation from the Prometheus history, with a condition and an event saying why', async () => {
     proc = await serve('serve-1', []);
@@ -216,5 +217,48 @@ describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', f
     expect(mem).to.be.at.least(1288490188);
     const r = rec(await vpa())!;
     expect(Object.keys(r.target)).to.deep.equal(['memory']);
+    oomTarget = mem;
+  });
+
+  it("a kubelet's memory-pressure eviction event counts as an OOM at the container's usage; a CPU one does not", async () => {
+    const pods = await podsOf(env.cluster, NS, 'app=web');
+    // Starved on CPU only: upstream's OnEvent ignores it, so nothing moves (checked after the memory one).
+    await env.cluster.kubelet!.recordEviction(NS, pods[1]!.name, [{ container: 'app', usage: '3Gi', starved: 'cpu' }]);
+    await env.cluster.kubelet!.recordEviction(NS, pods[1]!.name, [{ container: 'app', usage: '2Gi', starved: 'memory' }]);
+    let mem = 0;
+    await waitFor('memory target raised by the eviction', async () => {
+      mem = bytes(rec(await vpa())?.target['memory']);
+      return mem > oomTarget;
+    }, { timeoutMs: 60_000 });
+    // OOM peak = max(2Gi × 1.2, 2Gi + 100Mi) = 2576980377.6 bytes (upstream RecordOOM from the usage).
+    expect(mem).to.be.at.least(2576980377);
+    // Had the 3Gi CPU eviction counted, the peak would be 3.6Gi before the 15% margin.
+    expect(mem).to.be.below(3 * 2 ** 30 * 1.2);
+  });
+
+  it('under older RBAC that cannot watch events, the eviction feed retries on its own: controllers run, the process is ready', async () => {
+    type ClusterRole = { metadata: { resourceVersion?: string }; rules: { apiGroups?: string[]; resources?: string[]; verbs: string[] }[] };
+    const rolePath = '/apis/rbac.authorization.k8s.io/v1/clusterroles/ehpa-adapter:controllers';
+    const original = await get<ClusterRole>(rolePath);
+    const put = async (rules: ClusterRole['rules']) => {
+      const cur = await get<ClusterRole>(rolePath);
+      const r = await env.cluster.admin.request('PUT', rolePath, { body: { ...cur, rules } });
+      expect(r.status, r.body).to.equal(200);
+    };
+    await put(original.rules.filter((r) => !(r.resources?.includes('events') && r.verbs.includes('watch'))));
+    try {
+      await proc!.stop();
+      const restartedAt = Date.now();
+      proc = await serve('serve-3', ['--recommender-prometheus-history=false']);
+      // The recommender's term started (it waits only for required caches) and writes checkpoints again.
+      await waitFor('a checkpoint written under the old RBAC', async () => {
+        const cp = await checkpoint();
+        return !!cp && Date.parse(cp.status.lastUpdateTime) >= Math.floor(restartedAt / 1000) * 1000 + 1000;
+      }, { timeoutMs: 60_000 });
+      const ready = await fetch(`${proc.metricsUrl}/readyz`);
+      expect(ready.status, await ready.text()).to.equal(200);
+    } finally {
+      await put(original.rules);
+    }
   });
 });

@@ -1,20 +1,38 @@
 // OOM kills from pod updates (upstream input/oom/observer.go OnUpdate): the informer hands out only the
-// new object, so the previous one is kept here to compare container statuses. Buffered like upstream's
-// channel (5000, oldest dropped) until the loop drains it.
+// new object, so the previous one is kept here to compare container statuses. Memory-pressure evictions
+// from kubelet `Evicted` events count as OOMs at the container's reported usage (OnEvent, fed by upstream's
+// `reason=Evicted` event watch). Buffered like upstream's channel (5000, oldest dropped) until the loop
+// drains it.
 import type { SharedInformer, KubeObject } from '../../kube/informers.ts';
-import { oomsFromPodUpdate, type OomInfo, type PodJSON } from '../input/oom-observer.ts';
+import { oomsFromEvictionEvent, oomsFromPodUpdate, type EventJSON, type OomInfo, type PodJSON } from '../input/oom-observer.ts';
 
 type Pod = PodJSON & KubeObject;
+export type EvictionEvent = EventJSON & KubeObject;
 
 export class OomWatcher {
   private readonly last = new Map<string, Pod>();
   private buffer: OomInfo[] = [];
+  private readonly capacity: number;
   dropped = 0;
 
   constructor(
     pods: SharedInformer<Pod>,
-    private readonly capacity = 5000,
+    opts: {
+      /** Events with reason=Evicted (KINDS.evictionEvent). */
+      evictions?: SharedInformer<EvictionEvent>;
+      /** Only this namespace's evictions, like upstream's namespaced watch (--vpa-object-namespace). */
+      namespace?: string;
+      capacity?: number;
+    } = {},
   ) {
+    this.capacity = opts.capacity ?? 5000;
+    // Upstream handles watch.Added only: an event object the kubelet bumps (count++) is not a second
+    // eviction. Our informer's first list plays the part of upstream's initial synthetic Added events; unlike
+    // upstream's re-watch after an error, a relist does not re-add events it already had.
+    opts.evictions?.onAdd((e) => {
+      if (opts.namespace && e.involvedObject?.namespace !== opts.namespace) return;
+      this.push(oomsFromEvictionEvent(e));
+    });
     const key = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name}`;
     for (const p of pods.list()) this.last.set(key(p), p);
     pods.onAdd((p) => this.last.set(key(p), p));

@@ -13,7 +13,7 @@ import { PrometheusHistory } from '../../prediction/history/prometheus.ts';
 import type { PodObject, VpaObject } from './cluster-feeder.ts';
 import { historyPodLabelsByName } from './history-attribution.ts';
 import { KubeRecommenderIO } from './kube-recommender-io.ts';
-import { OomWatcher } from './oom-watcher.ts';
+import { OomWatcher, type EvictionEvent } from './oom-watcher.ts';
 import { RecommenderLoop } from './recommender-loop.ts';
 import { promDuration, recommenderConfigFromFlags } from './recommender-flags.ts';
 import type { EhpaForSplit } from './resource-split.ts';
@@ -56,7 +56,10 @@ export function setupVpaRecommender(s: VpaRecommenderSetup): () => ControllerRun
   const vpas = s.informers.informer<VpaObject & KubeObject>(KINDS.vpa);
   const pods = s.informers.informer<PodObject & KubeObject>(KINDS.pod);
   const ehpas = f['recommender-split-with-ehpa'] ? s.informers.informer<EhpaForSplit & KubeObject>(KINDS.ehpa) : undefined;
-  const ooms = new OomWatcher(s.informers.informer<PodJSON & KubeObject>(KINDS.pod));
+  const ooms = new OomWatcher(s.informers.informer<PodJSON & KubeObject>(KINDS.pod), {
+    evictions: s.informers.informer<EvictionEvent>(KINDS.evictionEvent),
+    ...(cfg.filter.vpaObjectNamespace ? { namespace: cfg.filter.vpaObjectNamespace } : {}),
+  });
   const metrics = registerMetrics(s.registry);
   const url = f['prometheus-url'] as string | undefined;
   const timeoutMs = f['prometheus-timeout'] as number;
