@@ -20,6 +20,10 @@ const EHPA_PATH = `/apis/autoscaling.crane.io/v1alpha1/namespaces/${NS}/effectiv
 const POD_MIN_MEMORY = 250 * 1024 * 1024;
 const LIVE_MEMORY = 100e6;
 const HISTORY_MEMORY = 400e6;
+// Deployment "api": its only history is a pod whose name follows no workload pattern, so only the
+// pod-labels series (kube-state-metrics' kube_pod_labels here) can tie it to the VPA.
+const API_HISTORY_POD = 'legacy-api-instance-7';
+const API_HISTORY_MEMORY = 600e6;
 
 interface Rec {
   containerName: string;
@@ -68,7 +72,10 @@ describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', f
   const env = useCluster({
     // Two days of a real CPU trace under a pod name of Deployment "web" that no longer exists, with a
     // steady 400 MB working set: four times what the live pods use (100 MB).
-    traces: [{ file: TRACE, namespace: NS, pod: 'web-5f7c9d8b4-hx2lq', container: 'app', cpuScale: 0.01, memBaseBytes: HISTORY_MEMORY, memBytesPerCore: 0, lastPoints: 2 * 1440 + 60, continueLive: false }],
+    traces: [
+      { file: TRACE, namespace: NS, pod: 'web-5f7c9d8b4-hx2lq', container: 'app', cpuScale: 0.01, memBaseBytes: HISTORY_MEMORY, memBytesPerCore: 0, lastPoints: 2 * 1440 + 60, continueLive: false },
+      { file: TRACE, namespace: NS, pod: API_HISTORY_POD, container: 'app', cpuScale: 0.01, memBaseBytes: API_HISTORY_MEMORY, memBytesPerCore: 0, lastPoints: 2 * 1440 + 60, continueLive: false },
+    ],
   });
   let proc: AdapterProcess | undefined;
   let stopUsage: (() => void) | undefined;
@@ -90,6 +97,8 @@ describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', f
         '--leader-election-retry-period=1s',
         '--recommender-interval=2s',
         '--history-length=3d',
+        // kube-state-metrics' pod-labels series instead of upstream's `up{job="kubernetes-pods"}` scrape labels.
+        '--metric-for-pod-labels=kube_pod_labels', '--pod-namespace-label=namespace', '--pod-name-label=pod', '--pod-label-prefix=label_',
         '--log-level=debug',
         ...extra,
       ],
@@ -120,6 +129,18 @@ describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', f
       apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler',
       metadata: { name: 'web', namespace: NS },
       spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, updatePolicy: { updateMode: 'Off' } },
+    });
+    await createDeployment(c, NS, 'api', { replicas: 1, cpuRequest: '100m', memoryRequest: '1Gi' });
+    await post(VPA_PATH, {
+      apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler',
+      metadata: { name: 'api', namespace: NS },
+      spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' }, updatePolicy: { updateMode: 'Off' } },
+    });
+    // What kube-state-metrics exported while the old pod lived (it still does here, so the series is in range).
+    c.setGauge('kube_pod_labels', { namespace: NS, pod: API_HISTORY_POD, label_app: 'api', label_pod_template_hash: 'abc' }, 1);
+    await waitFor('kube_pod_labels scraped', async () => {
+      const r = (await (await fetch(`${c.promUrl}/api/v1/query?query=kube_pod_labels`)).json()) as { data: { result: unknown[] } };
+      return r.data.result.length > 0;
     });
     // A VPA for another recommender: this one must leave it alone.
     await post(VPA_PATH, {
@@ -170,6 +191,17 @@ describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', f
     });
     // The other recommender's VPA is untouched.
     expect((await get<Vpa>(`${VPA_PATH}/other`)).status).to.equal(undefined);
+  });
+
+  it("matches a history pod named unlike its workload through the pod-labels series (kube-state-metrics' kube_pod_labels)", async () => {
+    let target: string | undefined;
+    await waitFor('VPA api recommendation', async () => {
+      target = (await get<Vpa>(`${VPA_PATH}/api`)).status?.recommendation?.containerRecommendations?.find((r) => r.containerName === 'app')?.target['memory'];
+      return !!target;
+    }, { timeoutMs: 90_000 });
+    // Only the legacy pod's 600 MB history can put it here (the live api pod reports no usage): p90 of its
+    // peaks (histogram bucket end, at most 5% higher) plus the 15% margin.
+    expect(bytes(target)).to.be.within(API_HISTORY_MEMORY * 1.15, API_HISTORY_MEMORY * 1.05 * 1.15);
   });
 
   it('writes a checkpoint per container with the model state (v3, history samples, memory peaks)', async () => {

@@ -11,7 +11,13 @@ export interface PrometheusHistoryConfig {
   historyResolution: string;
   cpuMetricName: string;
   memoryMetricName: string;
+  /** Series whose labels carry pod labels (upstream --metric-for-pod-labels); empty: none. */
   podLabelsMetricName: string;
+  /** Labels of those series naming the pod (upstream --pod-namespace-label, --pod-name-label). */
+  podNamespaceLabel: string;
+  podNameLabel: string;
+  /** Prefix of the series labels that are pod labels, stripped (upstream --pod-label-prefix). */
+  podLabelPrefix: string;
   /** Restrict to one namespace when set (--vpa-object-namespace). */
   namespace?: string;
 }
@@ -28,8 +34,37 @@ export function historyQueries(c: PrometheusHistoryConfig): { cpu: string; memor
   return {
     cpu: `rate(${c.cpuMetricName}{${sel}}[${c.historyResolution}])`,
     memory: `${c.memoryMetricName}{${sel}}`,
-    labels: c.podLabelsMetricName,
+    // Evaluated over the history window like the others. Upstream runs it as an instant query that must
+    // return a matrix, so its users write a range selector (`up{job="kubernetes-pods"}[8d]`): drop it.
+    labels: c.podLabelsMetricName.trim().replace(/\[[^\]]*\]$/, ''),
   };
+}
+
+/**
+ * Each pod's labels from the pod-labels series (upstream readLastLabels): the series labels with
+ * `podLabelPrefix`, prefix stripped; where a pod has several series, the one with the latest sample wins
+ * (ties: the first seen). Series without the pod's namespace or name label are skipped. Pure.
+ */
+export function podLabelsFromSeries(
+  series: readonly { labels: Record<string, string>; timestamps: readonly number[] }[],
+  c: Pick<PrometheusHistoryConfig, 'podNamespaceLabel' | 'podNameLabel' | 'podLabelPrefix'>,
+): Map<string, Record<string, string>> {
+  const best = new Map<string, { at: number; labels: Record<string, string> }>();
+  for (const s of series) {
+    const ns = s.labels[c.podNamespaceLabel];
+    const pod = s.labels[c.podNameLabel];
+    if (ns === undefined || pod === undefined || s.timestamps.length === 0) continue;
+    const at = Math.max(...s.timestamps);
+    const key = `${ns}/${pod}`;
+    const seen = best.get(key);
+    if (seen && seen.at >= at) continue;
+    const labels: Record<string, string> = {};
+    for (const [k, v] of Object.entries(s.labels)) {
+      if (k.startsWith(c.podLabelPrefix) && k.length > c.podLabelPrefix.length) labels[k.slice(c.podLabelPrefix.length)] = v;
+    }
+    best.set(key, { at, labels });
+  }
+  return new Map([...best].map(([k, v]) => [k, v.labels]));
 }
 
 /** A CPU-rate sample (cores) as millicores, truncated. */

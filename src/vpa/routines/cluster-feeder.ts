@@ -56,6 +56,8 @@ export interface PodHistory {
   namespace: string;
   pod: string;
   containers: Map<string, { cpu: [Instant, number][]; memory: [Instant, number][] }>;
+  /** The pod's last labels from the pod-labels series (upstream's `LastLabels`), when that query found it. */
+  labels?: Labels;
 }
 
 export function vpaKey(namespace: string | undefined, name: string): string {

@@ -1,7 +1,8 @@
 // Which VPA a history pod belongs to when the pod no longer exists: Prometheus keeps the usage of pods
-// long gone (earlier ReplicaSets, restarts), but not their labels. Upstream reads them from a
-// `pod_label_*` metric; we attribute a pod by its name to the workload a VPA targets (the pod-name
-// patterns Crane's queries use) and give it the labels the VPA's selector requires by equality. Pure.
+// long gone (earlier ReplicaSets, restarts), but not their labels. Like upstream we first read them from
+// the pod-labels series (`--metric-for-pod-labels`); for a pod that series does not know, we attribute it
+// by its name to the workload a VPA targets (the pod-name patterns Crane's queries use) and give it the
+// labels the VPA's selector requires by equality. Pure.
 import type { Labels } from '../model/cluster-state.ts';
 import { podNameRegex } from '../../prediction/history/queries.ts';
 import type { TargetSelection, VpaObject } from './cluster-feeder.ts';

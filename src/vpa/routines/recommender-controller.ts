@@ -83,6 +83,7 @@ export function setupVpaRecommender(s: VpaRecommenderSetup): () => ControllerRun
             lengthMs: f['history-length'] as number,
             resolutionMs: f['history-resolution'] as number,
             now,
+            onLabelsError: (e) => log.warn({ err: e.message, query: cfg.labels.podLabelsMetricName }, 'vpa-recommender: pod-labels query failed; history pods are matched by live pods and pod names only'),
           })
       : undefined;
   const selectors = new TargetSelectors(s.client, s.discovery, now);

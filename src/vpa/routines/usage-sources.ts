@@ -5,7 +5,7 @@ import { parseQuantity } from '../../quantity/index.ts';
 import { PrometheusError, PrometheusHistory } from '../../prediction/history/prometheus.ts';
 import type { HistorySeries } from '../../prediction/history/types.ts';
 import { KubeApiError, type KubeApiClient } from '../../kube/api-client.ts';
-import { historyQueries, historyPodSelector, type PrometheusHistoryConfig } from '../input/prometheus-history.ts';
+import { historyQueries, historyPodSelector, podLabelsFromSeries, type PrometheusHistoryConfig } from '../input/prometheus-history.ts';
 import { cpuAmountFromCores, memoryAmountFromBytes } from '../model/resource-amount.ts';
 import type { PodHistory, UsageSample } from './cluster-feeder.ts';
 
@@ -193,6 +193,8 @@ export interface PrometheusPodHistoryOptions {
   lengthMs: number;
   resolutionMs: number;
   now: () => number;
+  /** The pod-labels query failed: history still loads, attributed by live pods and pod names only. */
+  onLabelsError?: (err: Error) => void;
 }
 
 /** Upstream's start-up history: CPU rate and working set over [now - length, now] at the resolution step. */
@@ -201,6 +203,20 @@ export async function prometheusPodHistory(o: PrometheusPodHistoryOptions): Prom
   const end = Math.floor(o.now() / 1000);
   const start = end - Math.floor(o.lengthMs / 1000);
   const step = Math.max(1, Math.floor(o.resolutionMs / 1000));
-  const [cpu, memory] = await Promise.all([o.history.queryRange(q.cpu, start, end, step), o.history.queryRange(q.memory, start, end, step)]);
-  return podHistoriesFromSeries(cpu, memory, o.labels);
+  const labelsQuery = q.labels
+    ? o.history.queryRange(q.labels, start, end, step).catch((e: Error) => {
+        o.onLabelsError?.(e);
+        return [];
+      })
+    : Promise.resolve([]);
+  const [cpu, memory, labelSeries] = await Promise.all([o.history.queryRange(q.cpu, start, end, step), o.history.queryRange(q.memory, start, end, step), labelsQuery]);
+  const histories = podHistoriesFromSeries(cpu, memory, o.labels);
+  if (labelSeries.length > 0) {
+    const labels = podLabelsFromSeries(labelSeries, o.labels);
+    for (const h of histories) {
+      const l = labels.get(`${h.namespace}/${h.pod}`);
+      if (l) h.labels = l;
+    }
+  }
+  return histories;
 }

@@ -262,6 +262,9 @@ export const MODEL_HANDLERS: Record<string, (v: Vector) => void> = {
       cpuMetricName: i.cpuMetric,
       memoryMetricName: i.memoryMetric,
       podLabelsMetricName: i.podLabelsMetricName,
+      podNamespaceLabel: 'kubernetes_namespace',
+      podNameLabel: 'kubernetes_pod_name',
+      podLabelPrefix: 'pod_label_',
     };
     const q = historyQueries(cfg);
     expect(q.cpu).to.equal(v.expected.cpuQuery);

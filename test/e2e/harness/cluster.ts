@@ -100,6 +100,8 @@ export interface Cluster {
   /** Set live usage of a container (CPU cores, working-set bytes); Prometheus scrapes it within ~1 s. */
   setUsage(namespace: string, pod: string, container: string, usage: Usage): void;
   removeUsage(namespace: string, pod: string, container?: string): void;
+  /** Export any other gauge for Prometheus to scrape (value undefined: stop exporting it). */
+  setGauge(name: string, labels: Record<string, string>, value: number | undefined): void;
   /** A client identity signed by the cluster CA (CN = user, O = groups). */
   identity(user: string, groups?: string[]): Promise<UserIdentity>;
   /** Stop (SIGTERM, SIGKILL after 3 s; `hard`: SIGKILL at once) and start kube-apiserver, same port and etcd. */
@@ -249,6 +251,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       },
       removeUsage(ns, pod, container) {
         exporter?.remove(ns, pod, container);
+      },
+      setGauge(name, labels, value) {
+        if (!exporter) throw new Error('Prometheus is disabled in this cluster');
+        exporter.setGauge(name, labels, value);
       },
       identity,
       async restartApiserver(o = {}) {

@@ -29,11 +29,14 @@ export interface UsageExporter {
   readonly port: number;
   set(namespace: string, pod: string, container: string, usage: Usage, counterStart?: number): void;
   remove(namespace: string, pod: string, container?: string): void;
+  /** Any other gauge series (e.g. kube-state-metrics' `kube_pod_labels`); `undefined` removes it. */
+  setGauge(name: string, labels: Record<string, string>, value: number | undefined): void;
   close(): Promise<void>;
 }
 
 export async function startUsageExporter(now: () => number = Date.now): Promise<UsageExporter> {
   const series = new Map<string, LiveSeries & { labels: [string, string, string] }>();
+  const gauges = new Map<string, { name: string; labels: string; value: number }>();
   const advance = (s: LiveSeries) => {
     const t = now();
     s.cpuSeconds += (s.cpuCores * (t - s.at)) / 1000;
@@ -53,8 +56,9 @@ export async function startUsageExporter(now: () => number = Date.now): Promise<
       cpu.push(`container_cpu_usage_seconds_total{${l}} ${s.cpuSeconds.toFixed(6)}`);
       mem.push(`container_memory_working_set_bytes{${l}} ${Math.round(s.memBytes)}`);
     }
+    const other = [...gauges.values()].map((g) => `${g.name}{${g.labels}} ${g.value}`);
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
-    res.end(`${cpu.join('\n')}\n${mem.join('\n')}\n`);
+    res.end(`${cpu.join('\n')}\n${mem.join('\n')}\n${other.map((l) => `${l}\n`).join('')}`);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const addr = server.address();
@@ -77,6 +81,12 @@ export async function startUsageExporter(now: () => number = Date.now): Promise<
         cpuSeconds: counterStart,
         at: now(),
       });
+    },
+    setGauge(name, labels, value) {
+      const text = Object.keys(labels).sort().map((k) => `${k}="${labels[k]!.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',');
+      const key = `${name}{${text}}`;
+      if (value === undefined) gauges.delete(key);
+      else gauges.set(key, { name, labels: text, value });
     },
     remove(namespace, pod, container) {
       for (const key of [...series.keys()]) {

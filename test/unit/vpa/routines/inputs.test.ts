@@ -6,9 +6,10 @@ import { parseLabelSelector } from '../../../../src/selectors/label-selector.ts'
 import { historyPodLabelsByName } from '../../../../src/vpa/routines/history-attribution.ts';
 import { VPA_RECOMMENDER_FLAGS, recommenderConfigFromFlags } from '../../../../src/vpa/routines/recommender-flags.ts';
 import { equalityLabels, labelSelectorToString } from '../../../../src/vpa/routines/target-selectors.ts';
-import { AutoUsage, MetricsApiUsage, PrometheusCurrentUsage, podHistoriesFromSeries, promTimeToInstant } from '../../../../src/vpa/routines/usage-sources.ts';
+import { AutoUsage, MetricsApiUsage, PrometheusCurrentUsage, podHistoriesFromSeries, prometheusPodHistory, promTimeToInstant } from '../../../../src/vpa/routines/usage-sources.ts';
+import { PrometheusHistory } from '../../../../src/prediction/history/prometheus.ts';
 import { KubeApiError, type KubeApiClient } from '../../../../src/kube/api-client.ts';
-import type { PrometheusHistoryConfig } from '../../../../src/vpa/input/prometheus-history.ts';
+import { historyQueries, podLabelsFromSeries, type PrometheusHistoryConfig } from '../../../../src/vpa/input/prometheus-history.ts';
 import { vpaObj } from './fixtures.ts';
 
 const labels: PrometheusHistoryConfig = {
@@ -20,6 +21,9 @@ const labels: PrometheusHistoryConfig = {
   cpuMetricName: 'container_cpu_usage_seconds_total',
   memoryMetricName: 'container_memory_working_set_bytes',
   podLabelsMetricName: '',
+  podNamespaceLabel: 'kubernetes_namespace',
+  podNameLabel: 'kubernetes_pod_name',
+  podLabelPrefix: 'pod_label_',
 };
 
 describe('vpa routines: inputs', () => {
@@ -57,6 +61,56 @@ describe('vpa routines: inputs', () => {
     expect(h.map((x) => x.pod)).to.deep.equal(['a', 'b']);
     expect(h[1]!.containers.get('app')).to.deep.equal({ cpu: [[100_000_000, 500], [200_000_000, 69]], memory: [[100_000_000, 300000000]] });
     expect(promTimeToInstant(1700000000.123)).to.equal(1700000000123000);
+  });
+
+  it("pod labels from the pod-labels series (upstream readLastLabels): prefix stripped, the series with the latest sample wins", () => {
+    const cfg = { podNamespaceLabel: 'kubernetes_namespace', podNameLabel: 'kubernetes_pod_name', podLabelPrefix: 'pod_label_' };
+    const s = (pod: string | undefined, extra: Record<string, string>, ts: number[]) => ({
+      labels: { __name__: 'up', job: 'kubernetes-pods', kubernetes_namespace: 'ns', ...(pod ? { kubernetes_pod_name: pod } : {}), ...extra },
+      timestamps: ts,
+    });
+    const got = podLabelsFromSeries([
+      s('web-0', { pod_label_app: 'web', pod_label_version: 'v1' }, [100, 300]),
+      s('web-0', { pod_label_app: 'web', pod_label_version: 'v2' }, [200]), // older last sample: v1 stays
+      s('web-1', { pod_label_app: 'web', pod_label_version: 'v1' }, [100]),
+      s('web-1', { pod_label_app: 'web', pod_label_version: 'v2' }, [400]), // relabelled later: v2 wins
+      s(undefined, { pod_label_app: 'nameless' }, [500]), // no pod name label: skipped
+      s('empty', { pod_label_app: 'x' }, []),
+    ], cfg);
+    expect([...got]).to.deep.equal([
+      ['ns/web-0', { app: 'web', version: 'v1' }],
+      ['ns/web-1', { app: 'web', version: 'v2' }],
+    ]);
+    // kube-state-metrics' kube_pod_labels works the same way with its own label names.
+    expect(podLabelsFromSeries([{ labels: { namespace: 'ns', pod: 'db-0', label_app: 'db' }, timestamps: [1] }], { podNamespaceLabel: 'namespace', podNameLabel: 'pod', podLabelPrefix: 'label_' }).get('ns/db-0')).to.deep.equal({ app: 'db' });
+  });
+
+  it('the pod-labels query runs over the history window; upstream-style range selectors are dropped; a failing one only loses the labels', async () => {
+    expect(historyQueries({ ...labels, podLabelsMetricName: 'up{job="kubernetes-pods"}[8d]' }).labels).to.equal('up{job="kubernetes-pods"}');
+    expect(historyQueries({ ...labels, podLabelsMetricName: ' kube_pod_labels ' }).labels).to.equal('kube_pod_labels');
+    const asked: string[] = [];
+    const matrix = (result: unknown[]) => new Response(JSON.stringify({ status: 'success', data: { resultType: 'matrix', result } }));
+    const fetchFn = (async (_url: string, init: { body: string }) => {
+      const q = new URLSearchParams(init.body).get('query')!;
+      asked.push(q);
+      if (q.startsWith('rate(')) return matrix([{ metric: { namespace: 'ns', pod: 'old-web-0', container: 'app' }, values: [[1000, '0.5']] }]);
+      if (q.startsWith('container_memory')) return matrix([{ metric: { namespace: 'ns', pod: 'old-web-0', container: 'app' }, values: [[1000, '1000']] }]);
+      if (q === 'broken') return new Response(JSON.stringify({ status: 'error', errorType: 'bad_data', error: 'parse error' }), { status: 400 });
+      return matrix([{ metric: { kubernetes_namespace: 'ns', kubernetes_pod_name: 'old-web-0', pod_label_app: 'web' }, values: [[900, '1']] }]);
+    }) as unknown as typeof fetch;
+    const history = new PrometheusHistory({ url: 'http://prometheus.invalid', fetch: fetchFn });
+    const run = (query: string, onLabelsError?: (e: Error) => void) =>
+      prometheusPodHistory({ history, labels: { ...labels, podLabelsMetricName: query }, lengthMs: 86_400_000, resolutionMs: 3_600_000, now: () => 2_000_000, ...(onLabelsError ? { onLabelsError } : {}) });
+    const withLabels = await run('up{job="kubernetes-pods"}[8d]');
+    expect(withLabels.map((h) => [h.pod, h.labels])).to.deep.equal([['old-web-0', { app: 'web' }]]);
+    expect(asked).to.include('up{job="kubernetes-pods"}');
+    const errors: string[] = [];
+    const without = await run('broken', (e) => errors.push(e.message));
+    expect(without.map((h) => [h.pod, h.labels, h.containers.get('app')!.memory.length])).to.deep.equal([['old-web-0', undefined, 1]]);
+    expect(errors).to.have.length(1);
+    asked.length = 0;
+    await run('');
+    expect(asked).to.have.length(2); // no labels query at all
   });
 
   it('current usage from Prometheus: upstream\'s selector with today\'s kubelet labels, one sample per series', async () => {
