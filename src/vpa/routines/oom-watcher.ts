@@ -13,6 +13,8 @@ export class OomWatcher {
   private readonly last = new Map<string, Pod>();
   private buffer: OomInfo[] = [];
   private readonly capacity: number;
+  private readonly evictions: SharedInformer<EvictionEvent> | undefined;
+  private readonly namespace: string | undefined;
   dropped = 0;
 
   constructor(
@@ -26,13 +28,11 @@ export class OomWatcher {
     } = {},
   ) {
     this.capacity = opts.capacity ?? 5000;
+    this.evictions = opts.evictions;
+    this.namespace = opts.namespace;
     // Upstream handles watch.Added only: an event object the kubelet bumps (count++) is not a second
-    // eviction. Our informer's first list plays the part of upstream's initial synthetic Added events; unlike
-    // upstream's re-watch after an error, a relist does not re-add events it already had.
-    opts.evictions?.onAdd((e) => {
-      if (opts.namespace && e.involvedObject?.namespace !== opts.namespace) return;
-      this.push(oomsFromEvictionEvent(e));
-    });
+    // eviction. Unlike upstream's re-watch after an error, a relist does not re-add events it already had.
+    opts.evictions?.onAdd((e) => this.pushEviction(e));
     const key = (p: Pod) => `${p.metadata.namespace ?? ''}/${p.metadata.name}`;
     for (const p of pods.list()) this.last.set(key(p), p);
     pods.onAdd((p) => this.last.set(key(p), p));
@@ -42,6 +42,21 @@ export class OomWatcher {
       if (old) this.push(oomsFromPodUpdate(old, p));
     });
     pods.onDelete((p) => this.last.delete(key(p)));
+  }
+
+  private pushEviction(e: EvictionEvent): void {
+    if (this.namespace && e.involvedObject?.namespace !== this.namespace) return;
+    this.push(oomsFromEvictionEvent(e));
+  }
+
+  /**
+   * A new leadership term with a fresh model: pod-update OOMs seen before belong to the previous term, but
+   * the eviction events still stored are fed again, as upstream's eviction watch replays every stored
+   * event (synthetic Added) when its recommender starts; the model drops those older than its window.
+   */
+  beginTerm(): void {
+    this.buffer = [];
+    for (const e of this.evictions?.list() ?? []) this.pushEviction(e);
   }
 
   private push(ooms: OomInfo[]): void {

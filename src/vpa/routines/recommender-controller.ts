@@ -90,8 +90,9 @@ export function setupVpaRecommender(s: VpaRecommenderSetup): () => ControllerRun
   const intervalMs = f['recommender-interval'] as number;
 
   return () => {
-    // A new term starts from the caches: OOMs seen while not leading belong to the previous leader's model.
-    ooms.take();
+    // A new term starts from the caches: pod-update OOMs seen while not leading belong to the previous
+    // leader's model; stored eviction events are replayed (see OomWatcher.beginTerm).
+    ooms.beginTerm();
     const io = new KubeRecommenderIO({ client: s.client, vpas, pods, ehpas, selectors, usage, history, ooms, events: s.events, namespace: cfg.filter.vpaObjectNamespace });
     const loop = new RecommenderLoop(io, {
       settings: cfg.settings,

@@ -90,4 +90,16 @@ describe('vpa routines: OOM watcher', () => {
       { namespace: 'ns', pod: 'web-1', container: 'sidecar', memoryBytes: 10 * 2 ** 20, timestamp: at },
     ]);
   });
+
+  it("a new term drops earlier pod-update OOMs but replays the stored eviction events, as upstream's watch does at start", () => {
+    const f = fakeInformer([pod(0)]);
+    const stored = [eviction('e1', 'ns', 'memory', '1500Mi')];
+    const ev = fakeInformer<EvictionEvent>(stored);
+    const w = new OomWatcher(f.inf, { evictions: ev.inf });
+    f.update(pod(1, 'OOMKilled')); // seen while another replica led
+    w.beginTerm();
+    expect(w.take().map((o) => [o.container, o.memoryBytes])).to.deep.equal([['app', 1500 * 2 ** 20], ['sidecar', 10 * 2 ** 20]]);
+    w.beginTerm();
+    expect(w.take()).to.have.length(2); // every term replays them once; the model drops what is too old
+  });
 });
