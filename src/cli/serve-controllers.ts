@@ -38,6 +38,9 @@ export const CONTROLLER_NAMES = ['ehpa', 'tsp', 'vpa-recommender'] as const;
 
 export const KUBE_FLAGS: readonly FlagSpec[] = [
   { name: 'kubeconfig', type: 'string', default: undefined, help: 'kubeconfig file (default: in-cluster config, else $KUBECONFIG or ~/.kube/config)' },
+  // Crane's craned defaults (--api-qps 300, --api-burst 400), so a drop-in replacement loads the API server no more.
+  { name: 'kube-api-qps', type: 'float', default: 300, min: 0, help: 'client-side limit of requests per second to kube-apiserver, watches excluded (0: none)' },
+  { name: 'kube-api-burst', type: 'int', default: 400, min: 1, help: 'requests allowed at once above --kube-api-qps' },
 ];
 
 export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
@@ -82,7 +85,7 @@ export function clusterConfigured(flags: ParsedFlags): boolean {
 
 export function createKubeContext(flags: ParsedFlags, log: Logger): KubeContext {
   const kc = loadKubeConfig(flags['kubeconfig'] as string | undefined);
-  const client = new KubeApiClient(kc);
+  const client = new KubeApiClient(kc, 'ehpa-adapter', { qps: flags['kube-api-qps'] as number, burst: flags['kube-api-burst'] as number });
   return { client, informers: new InformerRegistry(client, log), discovery: new ResourceDiscovery(client) };
 }
 

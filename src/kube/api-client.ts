@@ -3,6 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
+import { TokenBucket } from './token-bucket.ts';
 
 export class KubeApiError extends Error {
   override name = 'KubeApiError';
@@ -50,17 +51,23 @@ export function loadKubeConfig(path?: string): KubeConfig {
 export class KubeApiClient {
   /** Requests sent, by HTTP method. */
   readonly requestCounts = new Map<string, number>();
+  /** Milliseconds requests spent waiting for the client-side rate limit. */
+  throttledMs = 0;
   private readonly server: URL;
   private agent: https.Agent | undefined;
+  private readonly limiter: TokenBucket | undefined;
 
   constructor(
     readonly kubeConfig: KubeConfig,
     /** Shows up as the field manager in managedFields and in audit logs. */
     readonly userAgent = 'ehpa-adapter',
+    /** Client-side rate limit (--kube-api-qps/--kube-api-burst); qps 0 or absent: none. Watches are not limited. */
+    rateLimit?: { qps: number; burst: number },
   ) {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
     this.server = new URL(cluster.server);
+    if (rateLimit && rateLimit.qps > 0) this.limiter = new TokenBucket(rateLimit.qps, rateLimit.burst, Date.now);
   }
 
   totalRequests(): number {
@@ -73,6 +80,11 @@ export class KubeApiClient {
     const url = new URL(this.server.pathname.replace(/\/$/, '') + path, this.server);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     this.requestCounts.set(method, (this.requestCounts.get(method) ?? 0) + 1);
+    const wait = this.limiter?.reserve() ?? 0;
+    if (wait > 0) {
+      this.throttledMs += wait;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
     const options: https.RequestOptions = { method, headers: { Accept: 'application/json', 'User-Agent': this.userAgent } };
     // Credentials are applied per request (tokens rotate), but connections are reused: client-node hands
     // out a fresh agent each time, which would cost a TLS handshake per request.

@@ -40,6 +40,15 @@ export function registerControllerMetrics(registry: Registry, client: KubeApiCli
       for (const [method, n] of client.requestCounts) this.inc({ method }, n);
     },
   });
+  new Counter({
+    name: 'ehpa_adapter_kube_api_throttled_seconds_total',
+    help: 'Time requests to the Kubernetes API waited for the client-side rate limit (--kube-api-qps, --kube-api-burst)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(client.throttledMs / 1000);
+    },
+  });
   return {
     observe: (controller) => (outcome, ms) => {
       reconciles.inc({ controller, outcome });

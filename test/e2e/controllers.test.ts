@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { applyObjects, loadKustomization, waitFor, type AdapterProcess } from './harness/index.ts';
+import { KubeApiClient } from '../../src/kube/api-client.ts';
 import { CRANE_TRACES, sleep, useCluster } from './helpers.ts';
 
 const NS = 'ctrl';
@@ -394,6 +395,23 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
     await b.stop();
     expect(await b.exited).to.equal(0);
     expect((await get<{ spec: { holderIdentity?: string } }>(LEASE_PATH)).spec.holderIdentity ?? '').to.equal('');
+  });
+
+  it('our API client holds to --kube-api-qps/--kube-api-burst against the real kube-apiserver (watches aside)', async () => {
+    const timed = async (client: KubeApiClient) => {
+      const t0 = Date.now();
+      for (let i = 0; i < 7; i++) await client.get('/api/v1/namespaces?limit=1');
+      return Date.now() - t0;
+    };
+    // qps 5, burst 2: two requests at once, then one every 200 ms: the seven take at least 1 s.
+    const limited = new KubeApiClient(env.cluster.kc, 'ehpa-adapter-e2e', { qps: 5, burst: 2 });
+    const limitedMs = await timed(limited);
+    expect(limitedMs).to.be.at.least(950);
+    expect(limited.throttledMs).to.be.within(900, 1100);
+    const free = new KubeApiClient(env.cluster.kc, 'ehpa-adapter-e2e', { qps: 0, burst: 1 });
+    await timed(free);
+    expect(free.throttledMs).to.equal(0);
+    expect(free.requestCounts.get('GET')).to.equal(7);
   });
 
   it('deleting the EHPA garbage-collects its HPA and TSP', async () => {
