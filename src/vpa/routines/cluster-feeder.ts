@@ -221,12 +221,12 @@ export class ClusterFeeder {
    * restored from checkpoints (so nothing is counted twice). The pods are added as Unknown and go
    * away at the next pod sync unless they are live; their aggregates stay, like upstream.
    */
-  feedHistory(histories: Iterable<PodHistory>, now: Instant, labelsOf: (namespace: string, pod: string) => Labels | undefined, skip: (vpa: VpaState) => boolean): FeedCounts {
+  feedHistory(histories: Iterable<PodHistory>, now: Instant, labelsOf: (history: PodHistory) => Labels | undefined, skip: (vpa: VpaState) => boolean): FeedCounts {
     const n: FeedCounts = { accepted: 0, rejected: 0, untracked: 0 };
     for (const h of histories) {
       const id: PodId = { namespace: h.namespace, podName: h.pod };
       const existing = this.cluster.pods.get(ClusterState.podKey(id));
-      const labels = existing?.labels ?? labelsOf(h.namespace, h.pod);
+      const labels = existing?.labels ?? labelsOf(h);
       const vpas = labels ? this.matchingVpas(h.namespace, labels) : [];
       if (!labels || vpas.length === 0 || vpas.every(skip)) {
         n.untracked++;

@@ -237,9 +237,7 @@ export class RecommenderLoop {
       const live = new Map<string, Labels>();
       for (const p of this.io.pods()) live.set(`${p.metadata.namespace ?? ''}/${p.metadata.name}`, p.metadata.labels ?? {});
       // Live pods' own labels first, then the pod-labels series (upstream), then attribution by pod name.
-      const recorded = new Map<string, Labels>();
-      for (const h of histories) if (h.labels) recorded.set(`${h.namespace}/${h.pod}`, h.labels);
-      const labelsOf = (ns: string, pod: string) => live.get(`${ns}/${pod}`) ?? recorded.get(`${ns}/${pod}`) ?? this.o.historyPodLabels?.(ns, pod, vpas);
+      const labelsOf = (h: PodHistory) => live.get(`${h.namespace}/${h.pod}`) ?? h.labels ?? this.o.historyPodLabels?.(h.namespace, h.pod, vpas);
       const skip = (v: VpaState) => restored.has(vpaKey(v.namespace, v.name));
       const n = timed(() => this.feeder.feedHistory(histories, now, labelsOf, skip));
       stats.historySamples = n.accepted;

@@ -91,7 +91,7 @@ describe('vpa routines: cluster feeder', () => {
       pod,
       containers: new Map([['app', { cpu: [[NOW - 2 * MICROS_PER_HOUR, 100], [NOW - MICROS_PER_HOUR, 200]], memory: [[NOW - MICROS_PER_HOUR, 3e8]] }]]),
     });
-    const labelsOf = (_ns: string, pod: string) => (pod === 'web-old' ? { app: 'web' } : undefined);
+    const labelsOf = (x: PodHistory) => (x.pod === 'web-old' ? { app: 'web' } : undefined);
     const n = f.feedHistory([h('web-1'), h('web-old'), h('unknown')], NOW, labelsOf, () => false);
     expect(n).to.deep.equal({ accepted: 6, rejected: 0, untracked: 1 });
     expect(f.cluster.pods.get('ns/web-1')!.labels).to.deep.equal({ app: 'web', hash: 'a' });
