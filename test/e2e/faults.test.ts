@@ -138,7 +138,10 @@ describe('e2e scenario 7: faults', function () {
     expect(tsps.map((t) => t.metadata.name).sort()).to.deep.equal(['web', ...names].map((n) => `ehpa-${n}`).sort());
     // Status after the restart: the conditions are there and expectReplicas follows the HPA.
     for (const n of names) {
-      const e = await waitObj(c, ehpaPath(NS, n), `EHPA ${n} status follows its HPA`, (o) => o.status?.['expectReplicas'] === 2 && o.status?.['currentReplicas'] === 2, 120_000);
+      // The forecast can land after the replicas settle (the restarted serve rebuilds it from Prometheus, slower
+      // on a loaded machine): wait for the conditions too rather than catching the EHPA in between.
+      const e = await waitObj(c, ehpaPath(NS, n), `EHPA ${n} status follows its HPA and its forecast`, (o) =>
+        o.status?.['expectReplicas'] === 2 && o.status?.['currentReplicas'] === 2 && ['Ready', 'PredictionReady', 'AbleToScale'].every((t) => condition(o, t) !== undefined), 120_000);
       const types = (e.status!.conditions ?? []).map((x) => x.type);
       expect(types).to.include.members(['Ready', 'PredictionReady', 'AbleToScale']);
       expect(await exists(c, tspPath(NS, `ehpa-${n}`))).to.equal(true);
