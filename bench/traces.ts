@@ -1,10 +1,10 @@
-// The real traces in ../shared/data (see its README for provenance and licences), with Crane's period
+// The real traces in test/fixtures/traces (provenance and licences: test/fixtures/README.md), with Crane's period
 // labels for its own 16 inputs. Shared by the forecast evaluation, the DSP benchmark and the tests.
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseSeriesCsv, type ParsedSeries } from '../src/prediction/series-csv.ts';
 
-export const SHARED_DATA = fileURLToPath(new URL('../../shared/data/traces/', import.meta.url));
+export const TRACES_DIR = fileURLToPath(new URL('../test/fixtures/traces/', import.meta.url));
 
 export type PeriodLabel = 'day' | 'week' | 'none';
 
@@ -26,7 +26,7 @@ export interface Trace {
 export function craneTraces(): Trace[] {
   return CRANE_LABELS.map((label, i) => ({
     name: `crane/input${i}`,
-    file: `${SHARED_DATA}crane/input${i}.csv`,
+    file: `${TRACES_DIR}crane/input${i}.csv`,
     intervalSeconds: i === 15 ? 15 : 60,
     label,
     valueColumn: 1,
@@ -36,26 +36,22 @@ export function craneTraces(): Trace[] {
 export function otherTraces(): Trace[] {
   const nab = ['rds_cpu_utilization_cc0c53', 'ec2_cpu_utilization_53ea38', 'ec2_cpu_utilization_24ae8d'].map((n) => ({
     name: `nab/${n}`,
-    file: `${SHARED_DATA}nab/${n}.csv`,
+    file: `${TRACES_DIR}nab/${n}.csv`,
     intervalSeconds: 300,
     label: null,
     valueColumn: 1,
   }));
   return [
     ...nab,
-    { name: 'nab/nyc_taxi', file: `${SHARED_DATA}nab/nyc_taxi.csv`, intervalSeconds: 1800, label: null, valueColumn: 1 },
+    { name: 'nab/nyc_taxi', file: `${TRACES_DIR}nab/nyc_taxi.csv`, intervalSeconds: 1800, label: null, valueColumn: 1 },
     {
       name: 'azure/vm_cpu (CC-BY-4.0, Microsoft Azure Public Dataset v2)',
-      file: `${SHARED_DATA}azure/vm_cpu_readings_month_aggregated_cpu_mem.csv`,
+      file: `${TRACES_DIR}azure/vm_cpu_readings_month_aggregated_cpu_mem.csv`,
       intervalSeconds: 300,
       label: null,
       valueColumn: 1,
     },
   ];
-}
-
-export function tracesAvailable(): boolean {
-  return existsSync(`${SHARED_DATA}crane/input0.csv`);
 }
 
 export function loadTrace(trace: Trace): ParsedSeries {

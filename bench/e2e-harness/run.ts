@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { startCluster, type StartTimings } from '../../test/e2e/harness/index.ts';
 
 const runs = Number(process.env.RUNS ?? 5);
-const trace = fileURLToPath(new URL('../../../shared/data/traces/crane/input1.csv', import.meta.url));
+const trace = fileURLToPath(new URL('../../test/fixtures/traces/crane/input1.csv', import.meta.url));
 const rows: (StartTimings & { stopMs: number; withTrace: boolean })[] = [];
 
 for (let i = 0; i < runs; i++) {

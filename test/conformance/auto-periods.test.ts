@@ -5,7 +5,7 @@
 // (src/prediction/dsp/period-confirmation.ts), which drops input7's weekly period; crane-dsp-periods.test.ts
 // keeps documenting that Crane's own code finds a week there.
 import { expect } from 'chai';
-import { craneTraces, loadTrace, tracesAvailable, type PeriodLabel } from '../../bench/traces.ts';
+import { craneTraces, loadTrace, type PeriodLabel } from '../../bench/traces.ts';
 import { findConfirmedPeriod, DEFAULT_PERIOD_CONFIRMATION } from '../../src/prediction/dsp/period-confirmation.ts';
 import { truncateToPeriods, DAY_SECONDS, WEEK_SECONDS, type Signal } from '../../src/prediction/dsp/signal.ts';
 import { forecast } from '../../src/prediction/index.ts';
@@ -24,7 +24,6 @@ describe("conformance: auto-mode periods of Crane's 16 test traces", function ()
   let runs: ReturnType<typeof findConfirmedPeriod>[][] = [];
   before(function () {
     this.timeout(600_000);
-    if (!tracesAvailable()) throw new Error('the Crane traces in ../shared/data are missing');
     for (const trace of craneTraces()) {
       const series = loadTrace(trace);
       const t = truncateToPeriods({ sampleRate: 1 / trace.intervalSeconds, samples: Float64Array.from(series.values) }, WEEK_SECONDS);

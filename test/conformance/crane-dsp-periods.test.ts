@@ -2,7 +2,7 @@
 // pkg/prediction/dsp/signal_test.go TestSignal_FindPeriod: raw values, truncated to whole weeks, then
 // FindPeriod), seeded, so the answer is the same on every run.
 import { expect } from 'chai';
-import { craneTraces, loadTrace, tracesAvailable, type PeriodLabel } from '../../bench/traces.ts';
+import { craneTraces, loadTrace, type PeriodLabel } from '../../bench/traces.ts';
 import { detectPeriod } from '../../src/prediction/dsp/period.ts';
 import { truncateToPeriods, DAY_SECONDS, WEEK_SECONDS, type Signal } from '../../src/prediction/dsp/signal.ts';
 
@@ -14,7 +14,6 @@ describe("conformance: periods of Crane's 16 test traces", function () {
   this.timeout(120_000);
   const weeks: { signal: Signal; label: PeriodLabel }[] = [];
   before(() => {
-    if (!tracesAvailable()) throw new Error('the Crane traces in ../shared/data are missing');
     for (const trace of craneTraces()) {
       const s = loadTrace(trace);
       const t = truncateToPeriods({ sampleRate: 1 / trace.intervalSeconds, samples: Float64Array.from(s.values) }, WEEK_SECONDS);

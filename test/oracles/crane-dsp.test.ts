@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { buildCraneOracle, goAvailable } from './crane-oracle-build.ts';
-import { craneTraces, loadTrace, tracesAvailable } from '../../bench/traces.ts';
+import { craneTraces, loadTrace } from '../../bench/traces.ts';
 import { preprocess } from '../../src/prediction/dsp/preprocess.ts';
 import { truncateToPeriods, DAY_SECONDS, WEEK_SECONDS, type Signal } from '../../src/prediction/dsp/signal.ts';
 import {
@@ -68,7 +68,6 @@ describe('oracle: Crane DSP (gocrane/crane v0.11.0) vs ours', function () {
   let periodResponses: OracleResponse[] = [];
 
   before(function () {
-    if (!tracesAvailable()) throw new Error('the Crane traces in ../shared/data are missing');
     if (!goAvailable()) this.skip(); // CI installs Go; a laptop without it cannot run the oracle
     oracle = buildCraneOracle() as string;
     const requests: string[] = [];
@@ -160,7 +159,6 @@ describe("oracle: Crane percentile (gocrane/crane v0.11.0 + VPA v0.10.0 histogra
     { percentile: 0.95, marginFraction: 0.1, targetUtilization: 1, minSampleWeight: 0.1, histogram: { kind: 'exponential', maxValue: 100000, firstBucketSize: 0.01, ratio: 1.05, epsilon: 1e-10 } },
   ];
   it('gives the same estimate on every Crane trace for three configurations', function () {
-    if (!tracesAvailable()) throw new Error('the Crane traces in ../shared/data are missing');
     if (!goAvailable()) this.skip();
     const oracle = buildCraneOracle() as string;
     const cases: { name: string; values: number[]; config: PercentileConfig }[] = [];

@@ -4,7 +4,7 @@ import { CoreForecaster } from '../../../../src/prediction/controller/core-forec
 
 // Crane's own trace (gocrane/crane pkg/prediction/dsp/test_data/input0.csv, spec §F: 8 days at 60 s,
 // periodic with a Day period).
-const csv = readFileSync(new URL('../../../../../shared/data/traces/crane/input0.csv', import.meta.url), 'utf8');
+const csv = readFileSync(new URL('../../../fixtures/traces/crane/input0.csv', import.meta.url), 'utf8');
 const rows = csv.trim().split('\n').slice(1).map((l) => l.split(',').map(Number) as [number, number]);
 
 describe('CoreForecaster (controller adapter over the prediction core)', () => {
