@@ -14,7 +14,7 @@ import { quantityFlag } from '../config/quantity-flag.ts';
 
 const d = DEFAULT_RECOMMENDATION_CONFIG;
 const flags: FlagSpec[] = [
-  { name: 'input', type: 'string', default: '-', help: 'JSON Lines usage events ("-" = stdin)' },
+  { name: 'input', type: 'string', default: '-', help: 'JSON Lines usage events in any order, replayed sorted by time ("-" = stdin)' },
   { name: 'now', type: 'string', default: undefined, help: 'RFC 3339 time of the recommendation (default: the last event time)' },
   { name: 'vpa', type: 'string', default: undefined, help: 'VerticalPodAutoscaler (YAML or JSON) whose resourcePolicy/annotations apply' },
   { name: 'checkpoint-in', type: 'string', default: undefined, help: 'start from these VerticalPodAutoscalerCheckpoints (JSON list, like a restarted recommender)' },
@@ -103,7 +103,10 @@ async function readEvents(input: string, io: CommandIO): Promise<UsageEvent[]> {
       throw new UsageError(`${input === '-' ? 'stdin' : input}:${lineNo}: ${(e as Error).message}`);
     }
   }
-  return events;
+  // Replay in time order whatever the file's order: the model drops a memory sample older than its
+  // window and keeps per-container "last sample" state, so feeding the same events in another order would
+  // answer differently. A stable sort keeps the file order of events with equal times.
+  return events.sort((a, b) => a.time - b.time);
 }
 
 function readCheckpoints(path: string): VerticalPodAutoscalerCheckpointJSON[] {

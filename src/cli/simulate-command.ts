@@ -101,8 +101,6 @@ export const simulateCommand: Command = {
       if (e instanceof SeriesCsvError) throw new UsageError(`${historyPath}: ${e.message}`);
       throw e;
     }
-    const bad = history.values.findIndex((v) => !(v >= 0));
-    if (bad >= 0) throw new UsageError(`${historyPath}: line ${bad + 2}: CPU usage must be >= 0, got ${history.values[bad]}`);
     const stepSeconds = wholeSeconds(flags, 'step');
     let podCpuRequestMilli: number;
     const requestFlag = flags['pod-cpu-request'] as string | undefined;

@@ -1,6 +1,7 @@
 // Reads a time series from CSV text: a header line, then `time,value[,...]` rows where time is unix seconds
 // or `YYYY-MM-DD HH:MM:SS` in UTC. Pure (text in, arrays out) so the CLI and the evaluation share it; every
-// problem is reported with its 1-based line number.
+// problem is reported with its 1-based line number. Rows must be in time order and values finite and
+// non-negative (usage series).
 
 export class SeriesCsvError extends Error {
   override name = 'SeriesCsvError';
@@ -58,6 +59,10 @@ export function parseSeriesCsv(text: string, valueColumn = 1): ParsedSeries {
     const vText = unquote(fields[valueColumn] as string);
     if (!NUMBER.test(vText)) throw new SeriesCsvError(lineNo, `value "${vText}" is not a number`);
     const v = Number(vText);
+    // Usage can be neither negative nor infinite ("1e999" matches NUMBER but reads as Infinity): such a
+    // row is a broken export, and forecasting around it would answer something silently wrong.
+    if (!Number.isFinite(v)) throw new SeriesCsvError(lineNo, `value "${vText}" is not finite`);
+    if (v < 0) throw new SeriesCsvError(lineNo, `value ${vText} is negative (usage cannot be)`);
     const prev = timestamps[timestamps.length - 1];
     if (prev !== undefined && t <= prev) throw new SeriesCsvError(lineNo, `time ${t} is not after the previous row's ${prev}`);
     timestamps.push(t);

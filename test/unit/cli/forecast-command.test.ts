@@ -41,6 +41,17 @@ describe('ehpa-adapter forecast', function () {
     expect(io.err().trim().split('\n')).to.have.length(1);
     expect(io.err()).to.match(/line 3: value "oops" is not a number/);
   });
+  it('refuses negative and non-finite values with the file and line, exit 2', async () => {
+    for (const [name, value, message] of [
+      ['neg.csv', '-0.5', /neg\.csv: line 3: value -0\.5 is negative/],
+      ['inf.csv', '1e999', /inf\.csv: line 3: value "1e999" is not finite/],
+    ] as const) {
+      const io = captureIO();
+      expect(await runCli(['forecast', '--input', csv(name, `ts,value\n1700000000,1\n1700000060,${value}\n1700000120,1\n`)], io)).to.equal(2);
+      expect(io.err()).to.match(message);
+      expect(io.out()).to.equal('');
+    }
+  });
   it('rejects out-of-order and unreadable times with the line number', async () => {
     const io = captureIO();
     expect(await runCli(['forecast', '--input', csv('order.csv', 'ts,value\n120,1\n60,2\n')], io)).to.equal(2);

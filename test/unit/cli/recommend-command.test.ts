@@ -76,21 +76,34 @@ describe('ehpa-adapter recommend', () => {
 
   it('round-trips checkpoints like a restarted recommender (--checkpoint-out, then --checkpoint-in)', async () => {
     const cp = join(dir, 'cp.json');
-    const split = 120 * 4;
+    // Split by time (the OOM at minute 100 belongs to the first run): input order does not matter.
+    const before = (e: object) => (e as { time: string }).time < '2024-03-10T15:37:00Z';
     const first = join(dir, 'first.jsonl');
     const second = join(dir, 'second.jsonl');
-    writeFileSync(first, jsonl(events.slice(0, split)));
-    writeFileSync(second, jsonl(events.slice(split)));
+    writeFileSync(first, jsonl(events.filter(before)));
+    writeFileSync(second, jsonl(events.filter((e) => !before(e))));
     const a = await run(['--input', first, '--now', '2024-03-10T15:37:00Z', '--checkpoint-out', cp]);
     expect(a.code, a.err).to.equal(0);
     const checkpoints = JSON.parse(readFileSync(cp, 'utf8'));
     expect(checkpoints.map((c: { spec: { containerName: string } }) => c.spec.containerName)).to.deep.equal(['app', 'sidecar']);
     expect(checkpoints[0].status.version).to.equal('v3');
     expect(checkpoints[0].status.lastUpdateTime).to.equal('2024-03-10T15:37:00Z');
-    expect(JSON.parse(a.out).containerRecommendations[0].target).to.deep.equal({ cpu: '511m', memory: '865936536' });
+    // The OOM's bumped peak already dominates the memory window at 15:37, so memory equals the final target.
+    expect(JSON.parse(a.out).containerRecommendations[0].target).to.deep.equal({ cpu: '511m', memory: APP.target.memory });
     const b = await run(['--input', second, '--now', '2024-03-10T16:36:00Z', '--checkpoint-in', cp]);
     expect(b.code, b.err).to.equal(0);
-    expect(JSON.parse(b.out)).to.deep.equal({ containerRecommendations: [APP, SIDECAR] });
+    // CPU histograms survive the restart: the CPU recommendation is the single run's.
+    const restarted = JSON.parse(b.out).containerRecommendations;
+    expect(restarted.map((c: { target: { cpu: string } }) => c.target.cpu)).to.deep.equal([APP.target.cpu, SIDECAR.target.cpu]);
+    // Memory does not: all samples lie in one 24 h peak window, and upstream's checkpoint writer subtracts the
+    // current window's peak before saving (checkpoint_writer.go subtractCurrentContainerMemoryPeak) because a
+    // restarted recommender re-observes it. So the checkpointed memory histogram is empty, and the restarted
+    // memory recommendation is what the second file's samples alone give.
+    expect(checkpoints[0].status.memoryHistogram.totalWeight ?? 0).to.equal(0);
+    const alone = await run(['--input', second, '--now', '2024-03-10T16:36:00Z']);
+    const aloneMemory = JSON.parse(alone.out).containerRecommendations.map((c: { target: { memory: string } }) => c.target.memory);
+    expect(restarted.map((c: { target: { memory: string } }) => c.target.memory)).to.deep.equal(aloneMemory);
+    expect(aloneMemory[0]).to.not.equal(APP.target.memory);
   });
 
   it('loads only the checkpoints of its own VPA (by --vpa name), like upstream InitFromCheckpoints', async () => {
@@ -130,6 +143,28 @@ describe('ehpa-adapter recommend', () => {
     expect(notJson.err).to.match(/stdin:1: invalid JSON/);
     const noValue = await run([], '{"time":"2024-03-10T13:40:00Z","container":"app"}\n');
     expect(noValue.err).to.match(/stdin:1: exactly one of cpuCores, cpuMillicores, memoryBytes, oomMemoryRequestBytes/);
+  });
+
+  it('refuses a negative usage value with the file and line, exit 2, and prints nothing', async () => {
+    const neg = join(dir, 'neg.jsonl');
+    writeFileSync(neg, jsonl(events.slice(0, 5)) + '{"time":"2024-03-10T13:40:00Z","container":"app","memoryBytes":-1}\n');
+    const r = await run(['--input', neg]);
+    expect(r.code).to.equal(2);
+    expect(r.err).to.match(/neg\.jsonl:6: memoryBytes must not be negative/);
+    expect(r.out).to.equal('');
+  });
+
+  it('answers the same for the events in any order (they are replayed sorted by time)', async () => {
+    // A fixed shuffle (reverse, then interleave the halves): nothing in the file is in time order.
+    const reversed = [...events].reverse();
+    const half = Math.ceil(reversed.length / 2);
+    const shuffled = reversed.flatMap((_, i) => (i < half ? [reversed[i], reversed[i + half]] : [])).filter((e) => e !== undefined);
+    expect(shuffled).to.have.length(events.length);
+    const path = join(dir, 'shuffled.jsonl');
+    writeFileSync(path, jsonl(shuffled as object[]));
+    const r = await run(['--input', path, '--now', '2024-03-10T16:36:00Z']);
+    expect(r.code, r.err).to.equal(0);
+    expect(JSON.parse(r.out)).to.deep.equal({ containerRecommendations: [APP, SIDECAR] });
   });
 
   it('refuses a missing input file and a bad --now', async () => {
