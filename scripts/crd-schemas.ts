@@ -81,7 +81,7 @@ export const condition = (): Schema =>
     ['lastTransitionTime', 'message', 'reason', 'status', 'type'],
   );
 
-/** Crane's PredictionAlgorithm (numbers as strings, §A.1). */
+/** Crane's PredictionAlgorithm (numbers as strings, docs/crane-behaviour.md §A.1). */
 export const predictionAlgorithm = (): Schema =>
   obj({
     algorithmType: str(),

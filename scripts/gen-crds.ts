@@ -70,7 +70,7 @@ function crd(c: CrdInput): Schema {
 
 const age = { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
-// --- EffectiveHorizontalPodAutoscaler (gocrane/api autoscaling/v1alpha1, spec §A) -------------------
+// --- EffectiveHorizontalPodAutoscaler (gocrane/api autoscaling/v1alpha1, docs/crane-behaviour.md §A) 
 const cronSpec = obj(
   {
     // Defaulted so it can key the list: two unnamed crons collide, as Crane's webhook also refuses.
@@ -133,7 +133,7 @@ const ehpa = crd({
   ],
 });
 
-// --- Substitute (Preview's stand-in scale target, spec §B.5) ----------------------------------------
+// --- Substitute (Preview's stand-in scale target, docs/crane-behaviour.md §B.5) ---------------------
 const substitute = crd({
   group: 'autoscaling.crane.io',
   kind: 'Substitute',
@@ -154,7 +154,7 @@ const substitute = crd({
   ],
 });
 
-// --- TimeSeriesPrediction (gocrane/api prediction/v1alpha1, spec §D.1) -----------------------------
+// --- TimeSeriesPrediction (gocrane/api prediction/v1alpha1, docs/crane-behaviour.md §D.1) ----------
 const predictionMetric = obj(
   {
     resourceIdentifier: str({ minLength: 1 }),
@@ -216,7 +216,7 @@ const tsp = crd({
   ],
 });
 
-// --- VerticalPodAutoscaler and its checkpoints (autoscaling.k8s.io/v1, vpa-recommender.md §5) -------
+// --- VerticalPodAutoscaler and its checkpoints (autoscaling.k8s.io/v1, docs/vpa-recommender.md §5) --
 const containerPolicy = obj({
   containerName: str(),
   mode: str({ enum: ['Auto', 'Off'] }),

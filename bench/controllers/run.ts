@@ -6,7 +6,7 @@
 //      requests of each phase by method. Skipped with a note when the binaries are not built.
 // There is no Go baseline: Crane's reconcile cannot run outside a cluster (its builders are methods of
 // the controller-runtime reconciler), so the steady-state request count is compared with Crane's
-// reconcile shape instead (spec §B.1: GET scale, list HPA, list TSP, update status on every reconcile).
+// reconcile shape instead (docs/crane-behaviour.md §B.1: GET scale, list HPA, list TSP, update status on every reconcile).
 import type { V2MetricSpec } from '@kubernetes/client-node';
 import { buildDesiredHpa } from '../../src/ehpa/desired-hpa.ts';
 import { buildDesiredTsp } from '../../src/ehpa/desired-tsp.ts';

@@ -1,4 +1,4 @@
-// Who is asking (../shared/spec/metrics-api.md §5.3). The aggregator proves itself with its front-proxy client
+// Who is asking (docs/metrics-api.md §5.3). The aggregator proves itself with its front-proxy client
 // certificate, which must chain to the request-header CA specifically (never just "some CA the TLS layer
 // trusts") and, if allowed names are configured, carry one of them as CN; only then are the X-Remote-*
 // identity headers believed. Identity headers are stripped from every request whatever happens. A client
@@ -67,7 +67,7 @@ export function chainsTo(leaf: X509Certificate, intermediates: X509Certificate[]
   return false;
 }
 
-/** Header values in arrival order, unmerged (Node joins repeated headers with ", "; G18). */
+/** Header values in arrival order, unmerged (Node joins repeated headers with ", "; docs/metrics-api.md §7 G18). */
 function headerValues(req: IncomingMessage, name: string): string[] {
   const out: string[] = [];
   const lower = name.toLowerCase();
@@ -193,7 +193,7 @@ export function withAuthenticated(user: UserInfo): UserInfo {
   return { ...user, groups: [...user.groups, 'system:authenticated'] };
 }
 
-/** Request-header settings from ConfigMap kube-system/extension-apiserver-authentication data (§5.2). */
+/** Request-header settings from ConfigMap kube-system/extension-apiserver-authentication data (docs/metrics-api.md §5.2). */
 export function requestHeaderConfigFromConfigMap(data: Record<string, string>): RequestHeaderConfig {
   const list = (key: string, def: string[]): string[] => {
     const raw = data[key];

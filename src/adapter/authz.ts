@@ -1,4 +1,4 @@
-// May this user do this? (../shared/spec/metrics-api.md §5.4). system:masters and the health paths are
+// May this user do this? (docs/metrics-api.md §5.4). system:masters and the health paths are
 // always allowed (in the request pipeline); everything else asks an Authorizer. The production Authorizer
 // posts SubjectAccessReviews through @kubernetes/client-node and caches answers for a short TTL, keyed by
 // the review's spec, so the HPA's steady polling costs one review per metric per TTL.

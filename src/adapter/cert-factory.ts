@@ -1,6 +1,6 @@
 // X.509 issuing for the self-signed serving certificate (and test fixtures): RSA 2048 keys from Node's
 // crypto, certificates assembled and signed with node-forge because Node can read certificates but not
-// create them. Shapes follow client-go's GenerateSelfSignedCertKey (../shared/spec/metrics-api.md §6.1).
+// create them. Shapes follow client-go's GenerateSelfSignedCertKey (docs/metrics-api.md §6.1).
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import forge from 'node-forge';
 

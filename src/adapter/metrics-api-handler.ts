@@ -1,5 +1,5 @@
 // The request pipeline of the metrics API server: authenticate → authorize → route → answer, with every
-// failure a metav1.Status (../shared/spec/metrics-api.md §3.6, §5). Health paths skip authn/authz; nothing
+// failure a metav1.Status (docs/metrics-api.md §3.6, §5). Health paths skip authn/authz; nothing
 // else returns data to anyone the Authorizer has not allowed for that exact request.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -50,7 +50,7 @@ function forbiddenMessage(user: UserInfo, info: RequestInfo): { message: string;
   };
 }
 
-/** True when the Accept header asks only for aggregated-discovery media types (G4: answer 406). */
+/** True when the Accept header asks only for aggregated-discovery media types (docs/metrics-api.md §7 G4: answer 406). */
 function wantsOnlyAggregatedDiscovery(accept: string | undefined): boolean {
   if (!accept) return false;
   const types = accept.split(',').map((t) => t.trim()).filter((t) => t !== '');

@@ -1,5 +1,5 @@
 // --remote-adapter: metrics we do not own go to an existing adapter (e.g. prometheus-adapter), since only one
-// server can own an APIService (../shared/spec/crane-ehpa.md §C.1, metrics-api.md §5.7). The caller has
+// server can own an APIService (docs/crane-behaviour.md §C.1, docs/metrics-api.md §5.7). The caller has
 // already been authorized by us for this exact request; we call the remote with our own credentials (a
 // bearer token file, normally the ServiceAccount's), never with the caller's identity headers.
 import { Agent, request } from 'node:https';

@@ -1,6 +1,6 @@
 // What a request asks for, worked out the way k8s.io/apiserver's requestinfo.go does it, so our
-// SubjectAccessReviews carry the same attributes as the Go reference's (../shared/spec/metrics-api.md §5.4),
-// plus which of our routes it is (§2.1). Every path segment is percent-decoded before use (G1: `%2A`).
+// SubjectAccessReviews carry the same attributes as the Go reference's (docs/metrics-api.md §5.4),
+// plus which of our routes it is (§2.1). Every path segment is percent-decoded before use (§7 G1: `%2A`).
 
 export class BadPathError extends Error {
   override name = 'BadPathError';

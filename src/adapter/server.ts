@@ -1,5 +1,5 @@
 // startMetricsAdapter: the HTTPS server behind the custom/external metrics APIServices. HTTP/1.1 only
-// (§6.3: Go negotiates h2 only if offered), client certificates requested but verified
+// (docs/metrics-api.md §6.3: Go negotiates h2 only if offered), client certificates requested but verified
 // per request by the authenticator, long keep-alive so pooled Go connections never race Node's idle timeout.
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -81,7 +81,7 @@ export async function startMetricsAdapter(
   // OpenSSL the CA too made it check look-alike certificates (same issuer name, other key) during the
   // handshake and leave the failure on its error queue, where it later broke unrelated reads on that
   // connection ("socket hang up" under load, found by the fuzz test). Go clients send their certificate
-  // whatever CA names we advertise (§6.2).
+  // whatever CA names we advertise (docs/metrics-api.md §6.2).
   // The handler routes by the apiserver's own path grammar (request-info.ts) and writes every answer itself,
   // so it sits directly on node:https. express (still used for the operations port) re-prototypes every
   // req/res (Object.setPrototypeOf), which pushes Node's own HTTP write path off V8's fast paths: with it in

@@ -54,7 +54,7 @@ export async function loadOrCreateServingCert(opts: ServingCertOptions): Promise
   return { cert, key: leaf.keyPem, source: 'generated' };
 }
 
-/** SAN DNS names for a Service (§6.2): name, name.ns, name.ns.svc, name.ns.svc.cluster.local. */
+/** SAN DNS names for a Service (docs/metrics-api.md §6.2): name, name.ns, name.ns.svc, name.ns.svc.cluster.local. */
 export function serviceDnsNames(service: string | undefined, namespace: string | undefined): string[] {
   if (!service) return [];
   if (!namespace) return [service];

@@ -1,6 +1,6 @@
 // Edge glue: turns parsed `serve` flags and a cluster connection into a running metrics adapter. Reads the
 // request-header settings from kube-system/extension-apiserver-authentication (or the flags), and authorizes
-// through SubjectAccessReviews. Fails loudly when the ConfigMap is unreadable (G5): a server that cannot
+// through SubjectAccessReviews. Fails loudly when the ConfigMap is unreadable (docs/metrics-api.md §7 G5): a server that cannot
 // authenticate the aggregator would only ever answer 401/403.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

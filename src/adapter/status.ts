@@ -1,4 +1,4 @@
-// metav1.Status bodies for every non-2xx answer (../shared/spec/metrics-api.md §3.6).
+// metav1.Status bodies for every non-2xx answer (docs/metrics-api.md §3.6).
 
 export interface StatusBody {
   kind: 'Status';

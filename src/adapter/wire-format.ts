@@ -1,4 +1,4 @@
-// JSON bodies of the metrics APIs: discovery (../shared/spec/metrics-api.md §1.2–1.5) and the value lists of
+// JSON bodies of the metrics APIs: discovery (docs/metrics-api.md §1.2–1.5) and the value lists of
 // custom.metrics.k8s.io v1beta1/v1beta2 and external.metrics.k8s.io v1beta1 (§3.1–3.4).
 import { formatMilliQuantity } from '../metrics/milli-quantity.ts';
 import { CUSTOM_GROUP, EXTERNAL_GROUP } from './request-info.ts';

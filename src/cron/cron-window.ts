@@ -1,4 +1,4 @@
-// Is a cron window open at instant `now`? Crane's rule (../shared/spec/crane-ehpa.md §C.5.1) asks whether the
+// Is a cron window open at instant `now`? Crane's rule (docs/crane-behaviour.md §C.5.1) asks whether the
 // next end comes before the next start. We use the window form of that rule: a window opens at a start S and
 // closes at the first end at or after S; the cron is active when the latest start S <= now has no end in
 // [S, now]. It agrees with Crane whenever starts and ends alternate, and is precise where they do not:

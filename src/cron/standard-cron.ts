@@ -1,4 +1,4 @@
-// Crane parses cron windows with robfig/cron v3.0.1 ParseStandard (../shared/spec/crane-ehpa.md §C.5.4).
+// Crane parses cron windows with robfig/cron v3.0.1 ParseStandard (docs/crane-behaviour.md §C.5.4).
 // The npm cron parsers accept a superset of it (seconds, L, #, H, 7 = Sunday), so we parse robfig's grammar here into
 // value sets, including robfig's day rule: if day-of-month or day-of-week carries the star flag (`*`/`?`
 // without a step > 1) a day must match both, otherwise either.

@@ -1,4 +1,4 @@
-// The backing HPA an EHPA wants (../shared/spec/crane-ehpa.md §B.2, §B.3), built without I/O: the pods'
+// The backing HPA an EHPA wants (docs/crane-behaviour.md §B.2, §B.3), built without I/O: the pods'
 // CPU requests come in as a summary, so the same EHPA and pods always give the same HPA.
 import type { V2HorizontalPodAutoscalerBehavior, V2HPAScalingRules, V2MetricSpec } from '@kubernetes/client-node';
 import type { HorizontalPodAutoscaler } from './hpa-types.ts';

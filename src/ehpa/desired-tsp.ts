@@ -1,4 +1,4 @@
-// The TimeSeriesPrediction an EHPA wants (../shared/spec/crane-ehpa.md §B.4, in its v0.2–v0.7 shape:
+// The TimeSeriesPrediction an EHPA wants (docs/crane-behaviour.md §B.4, in its v0.2–v0.7 shape:
 // one `crane_pod_cpu_usage` metric that the adapter's Pods metric reads, §C.3).
 import {
   LABEL_MANAGED_BY,

@@ -41,7 +41,7 @@ export interface Scale {
   status: { replicas: number; selector?: string };
 }
 
-/** Crane's Substitute: a stand-in scale target so the HPA computes replicas without acting (§B.5). */
+/** Crane's Substitute: a stand-in scale target so the HPA computes replicas without acting (docs/crane-behaviour.md §B.5). */
 export interface Substitute {
   apiVersion: 'autoscaling.crane.io/v1alpha1';
   kind: 'Substitute';

@@ -1,6 +1,6 @@
 // Names, labels and metric identifiers that tie an EHPA to the objects the controller makes and to the
 // metrics the adapter serves. One place, so the controller and the adapter cannot drift apart
-// (../shared/spec/crane-ehpa.md §B.2, §B.3, §B.4, §C.3, §C.4).
+// (docs/crane-behaviour.md §B.2, §B.3, §B.4, §C.3, §C.4).
 import { EHPA_GROUP, EHPA_KIND, EHPA_UID_LABEL, EHPA_VERSION, type EffectiveHorizontalPodAutoscaler } from './types.ts';
 
 export const MANAGED_BY = 'effective-hpa-controller';

@@ -1,4 +1,4 @@
-// Which pods a converted CPU target is averaged over, and their summed CPU requests (§B.3). Pure: the
+// Which pods a converted CPU target is averaged over, and their summed CPU requests (docs/crane-behaviour.md §B.3). Pure: the
 // caller passes pods from the informer cache and the current time.
 import { quantityMilli } from '../kube/semantic-equal.ts';
 import type { PodCpuRequests } from './desired-hpa.ts';

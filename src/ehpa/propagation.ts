@@ -1,5 +1,5 @@
 // Which EHPA labels and annotations are copied onto the backing HPA: craned's
-// --ehpa-propagation-{label,annotation}-prefixes and --ehpa-propagation-{labels,annotations} (spec §B.2).
+// --ehpa-propagation-{label,annotation}-prefixes and --ehpa-propagation-{labels,annotations} (docs/crane-behaviour.md §B.2).
 import type { EffectiveHorizontalPodAutoscaler } from './types.ts';
 
 export interface PropagationConfig {

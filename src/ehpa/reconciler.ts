@@ -1,4 +1,4 @@
-// The EHPA reconcile loop body (../shared/spec/crane-ehpa.md §B.1): read the EHPA and what it owns from
+// The EHPA reconcile loop body (docs/crane-behaviour.md §B.1): read the EHPA and what it owns from
 // the shared caches, build the desired HPA/TSP/status with the pure builders, write only differences.
 // Level-triggered and idempotent; a bad EHPA ends with a condition and an event, never an exception that
 // would stop the others (errors that may heal, like a missing target kind, requeue with backoff).

@@ -1,4 +1,4 @@
-// The EHPA status a reconcile wants to write (../shared/spec/crane-ehpa.md §A.2, §B.1). Unlike Crane,
+// The EHPA status a reconcile wants to write (docs/crane-behaviour.md §A.2, §B.1). Unlike Crane,
 // a condition keeps its lastTransitionTime while its status is unchanged, so an unchanged reconcile
 // writes nothing, and lastScaleTime follows the HPA in Auto mode too (Crane leaves it unset, §A.2).
 import type { HorizontalPodAutoscaler } from './hpa-types.ts';

@@ -1,5 +1,5 @@
 // EffectiveHorizontalPodAutoscaler (`autoscaling.crane.io/v1alpha1`) as Crane defines it, so Crane's
-// manifests apply unchanged (../shared/spec/crane-ehpa.md §A). Shared by the controller and the adapter.
+// manifests apply unchanged (docs/crane-behaviour.md §A). Shared by the controller and the adapter.
 import type { V2MetricSpec, V2HorizontalPodAutoscalerBehavior } from '@kubernetes/client-node';
 
 export const EHPA_GROUP = 'autoscaling.crane.io';

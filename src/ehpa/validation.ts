@@ -1,5 +1,5 @@
 // What is wrong with an EHPA before we touch the cluster for it. Each problem becomes a condition and an
-// event on that EHPA only; the others keep being reconciled (issue 6, "bad objects").
+// event on that EHPA only; the others keep being reconciled.
 import { cronExpressionError } from '../cron/standard-cron.ts';
 import type { EffectiveHorizontalPodAutoscaler } from './types.ts';
 

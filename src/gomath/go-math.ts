@@ -2,7 +2,7 @@
 // The VPA recommender's bucket boundaries, bucket lookups and decay factors are computed with these, and
 // JavaScript's Math.log / Math.pow / 2**x differ from Go in the last ulp for a fraction of inputs, which
 // moves bucket starts and (after truncation to integers) whole bytes of a recommendation.
-// See /work/shared/spec/vpa-recommender.md §7.1.
+// See docs/vpa-recommender.md §7.1.
 
 const f64 = new Float64Array(1);
 const u32 = new Uint32Array(f64.buffer); // little-endian: u32[1] holds sign, exponent, high mantissa

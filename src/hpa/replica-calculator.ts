@@ -1,5 +1,5 @@
 // The upstream HPA controller's replica arithmetic (kubernetes/kubernetes pkg/controller/podautoscaler,
-// ../shared/spec/metrics-api.md §4), for what-if replays (`simulate`) and tests. Values are integer
+// docs/metrics-api.md §4), for what-if replays (`simulate`) and tests. Values are integer
 // milli-units, as the controller sees them after Quantity.MilliValue().
 
 export const DEFAULT_TOLERANCE = 0.1;

@@ -1,5 +1,5 @@
 // The `/scale` subresource of any kind that has one (Deployment, StatefulSet, a CRD with
-// `subresources.scale`), found through discovery, like Crane's GetScale (spec §B.1, §G).
+// `subresources.scale`), found through discovery, like Crane's GetScale (docs/crane-behaviour.md §B.1, §G).
 import { resourcePath, type KubeApiClient } from './api-client.ts';
 import { type ResourceDiscovery, UnknownKindError } from './discovery.ts';
 import type { Scale } from '../ehpa/hpa-types.ts';

@@ -1,6 +1,6 @@
 // The value of the cron external metric, i.e. the replica count the HPA should see (target AverageValue 1
 // turns the value into ceil(value) replicas). Semantics of Crane v0.4–v0.7 and its docs
-// (../shared/spec/crane-ehpa.md §C.5.2, ../shared/reference/004): the largest targetReplicas among the
+// (docs/crane-behaviour.md §C.5.2, Crane's EHPA tutorial): the largest targetReplicas among the
 // active crons; with none active, minReplicas when the HPA has other metrics (so the cron stops pulling),
 // otherwise the workload's current replicas (so the HPA keeps the count where it is).
 

@@ -1,5 +1,5 @@
 // The value a forecast contributes to scaling: the largest predicted point inside the prediction window,
-// as Crane's metric adapter computes it (../shared/spec/crane-ehpa.md §C.2, §C.3). Pure: `nowMs` comes in.
+// as Crane's metric adapter computes it (docs/crane-behaviour.md §C.2, §C.3). Pure: `nowMs` comes in.
 import type { PredictionMetricStatus, TimeSeriesPrediction } from '../prediction/types.ts';
 
 export type ForecastProblem =

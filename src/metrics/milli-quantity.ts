@@ -1,9 +1,9 @@
-// Metric values as the HPA reads them (../shared/spec/metrics-api.md §3.5): every value becomes integer
+// Metric values as the HPA reads them (docs/metrics-api.md §3.5): every value becomes integer
 // milli-units (MilliValue() = ceil(value × 1000)), clamped to int64, and is written with src/quantity's
 // apimachinery-exact canonical formatter.
 import { formatMilli } from '../quantity/index.ts';
 
-/** Largest milli-value an int64 can carry; the HPA overflows past it, so we clamp (§3.5). */
+/** Largest milli-value an int64 can carry; the HPA overflows past it, so we clamp (docs/metrics-api.md §3.5). */
 export const MAX_MILLI = 9_223_372_036_854_775_807n;
 
 /** Canonical DecimalSI text of `milli / 1000`, clamped to int64: 1500 → "1500m", 2000 → "2", 2_000_000 → "2k". */

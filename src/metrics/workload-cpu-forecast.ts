@@ -1,4 +1,4 @@
-// The forecast behind `crane_pod_cpu_usage` (../shared/spec/crane-ehpa.md §C.3): the largest predicted
+// The forecast behind `crane_pod_cpu_usage` (docs/crane-behaviour.md §C.3): the largest predicted
 // workload CPU in [now, now + window] from the EHPA's one TimeSeriesPrediction, or why there is none. One
 // pure function shared by the adapter (which serves it, or falls back) and the EHPA controller (which
 // reports the fallback as a condition), so the two can never disagree about "is the forecast usable".

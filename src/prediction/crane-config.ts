@@ -1,5 +1,5 @@
 // Turns the EHPA/TSP algorithm blocks (strings, as in Crane's CRDs) into forecaster settings with Crane's
-// rules (spec §D.5, §E.1): numbers are strconv.ParseFloat strings where "" means the default, durations
+// rules (docs/crane-behaviour.md §D.5, §E.1): numbers are strconv.ParseFloat strings where "" means the default, durations
 // accept "<N>d" or Go durations, and any error makes Crane fall back to its whole default configuration.
 // The error is returned so the controller can report it; the settings are always usable.
 import type { DspSpec, PercentileSpec } from '../ehpa/types.ts';

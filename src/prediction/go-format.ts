@@ -1,4 +1,4 @@
-// Go's fmt "%.5f" for float64, the format Crane writes TSP sample values in (spec §D.1/§D.10). JavaScript's
+// Go's fmt "%.5f" for float64, the format Crane writes TSP sample values in (docs/crane-behaviour.md §D.1/§D.10). JavaScript's
 // toFixed agrees except on exact decimal ties (Go rounds half to even on the exact binary value, toFixed
 // rounds half up), on -0, on non-finite values and above 1e21 (toFixed switches to exponent notation).
 

@@ -137,7 +137,7 @@ export function forecast(history: ForecastHistory, config: ForecastConfig, conte
   };
 }
 
-/** TSP status samples (spec §D.10): values as Go `%.5f` text, timestamps in unix seconds. */
+/** TSP status samples (docs/crane-behaviour.md §D.10): values as Go `%.5f` text, timestamps in unix seconds. */
 export function toPredictionSamples(samples: readonly ForecastSample[]): PredictionSample[] {
   return samples.map((s) => ({ value: formatGoFixed5(s.value), timestamp: s.timestamp }));
 }

@@ -1,4 +1,4 @@
-// TimeSeriesPrediction (`prediction.crane.io/v1alpha1`) as Crane defines it (../shared/spec/crane-ehpa.md
+// TimeSeriesPrediction (`prediction.crane.io/v1alpha1`) as Crane defines it (docs/crane-behaviour.md
 // §D.1). Written by the prediction controller, read by the adapter's `crane_pod_cpu_usage` provider.
 import type { Condition, ObjectMeta, PredictionAlgorithm } from '../ehpa/types.ts';
 

@@ -1,5 +1,5 @@
 // Kubernetes label selectors as the HPA and kubectl send them (apimachinery labels.Parse; grammar in
-// ../shared/spec/metrics-api.md §2.2): `key`, `!key`, `key=v`, `key==v`, `key!=v`, `key in (a,b)`,
+// docs/metrics-api.md §2.2): `key`, `!key`, `key=v`, `key==v`, `key!=v`, `key in (a,b)`,
 // `key notin (a,b)`, `key>N`, `key<N`, comma-separated. Bad text is a SelectorError (a 400 for the client).
 
 export class SelectorError extends Error {

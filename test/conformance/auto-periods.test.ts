@@ -1,4 +1,4 @@
-// Issue 4's bar for `auto` (the product default): on Crane's 16 traces the detected periods equal Crane's
+// The bar for `auto` (the product default): on Crane's 16 traces the detected periods equal Crane's
 // labels, 16 of 16, the same on every run and for every seed. Labels are Crane's (gocrane/crane
 // pkg/prediction/dsp/signal_test.go periodic[]/periods[]) and are defined on its test protocol: raw values,
 // truncated to whole weeks. `auto` = Crane's detection plus the out-of-sample confirmation

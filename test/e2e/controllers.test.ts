@@ -149,7 +149,7 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
       const r = await c.admin.request('POST', `${path}?dryRun=All&fieldValidation=Strict`, { body });
       expect(r.status, r.body).to.equal(201);
     };
-    // Crane's documented EHPA sample (reference 004) plus a cron and behavior.
+    // The sample EHPA from Crane's EHPA tutorial plus a cron and behavior.
     await strict(EHPA_PATH, {
       apiVersion: 'autoscaling.crane.io/v1alpha1',
       kind: 'EffectiveHorizontalPodAutoscaler',
@@ -225,7 +225,7 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
     expect(hpa!.metadata.ownerReferences).to.deep.equal([
       { apiVersion: 'autoscaling.crane.io/v1alpha1', kind: 'EffectiveHorizontalPodAutoscaler', name: 'web', uid: owner.metadata.uid, controller: true, blockOwnerDeletion: true },
     ]);
-    // 2 pods × 500m at 50 % → 250m per pod (spec §B.3), original metric kept first, one cron metric.
+    // 2 pods × 500m at 50 % → 250m per pod (docs/crane-behaviour.md §B.3), original metric kept first, one cron metric.
     expect(hpa!.spec['metrics']).to.deep.equal([
       cpu50,
       { type: 'Pods', pods: { metric: { name: 'crane_pod_cpu_usage', selector: { matchLabels: { 'autoscaling.crane.io/effective-hpa-uid': owner.metadata.uid } } }, target: { type: 'AverageValue', averageValue: '250m' } } },

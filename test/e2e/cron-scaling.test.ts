@@ -1,6 +1,6 @@
-// Issue 7 scenario 1, Cron: a cron window active now scales a Deployment to its targetReplicas through the
+// End-to-end scenario, Cron: a cron window active now scales a Deployment to its targetReplicas through the
 // real HPA reading crane_autoscaling_cron from `ehpa-adapter serve` behind the aggregator; when the window
-// ends the metric falls back per ../shared/spec/crane-ehpa.md §C.5.2 (as HEAD Crane: spec.minReplicas when
+// ends the metric falls back per docs/crane-behaviour.md §C.5.2 (as HEAD Crane: spec.minReplicas when
 // the EHPA has other metrics, else the target's current replicas) and the HPA follows.
 import { expect } from 'chai';
 import { createDeployment, createNamespace, followWorkloadUsage, getDeployment, waitFor, waitHpa, waitReplicas, type AdapterProcess, type HpaState } from './harness/index.ts';

@@ -1,4 +1,4 @@
-// Issue 7 scenario 7, Faults, with `ehpa-adapter serve` as its own process behind the aggregator:
+// End-to-end scenario, Faults, with `ehpa-adapter serve` as its own process behind the aggregator:
 //  - Prometheus stopped: the TimeSeriesPrediction goes not-Ready, crane_pod_cpu_usage is unavailable, the
 //    real HPA keeps scaling on the EHPA's original Resource CPU metric (served by a metrics-server stand-in,
 //    which like the real one does not depend on Prometheus), serve stays up; Prometheus back: it recovers.

@@ -41,7 +41,7 @@ describe('e2e: manifests/ on a real kube-apiserver', function () {
     return (r.json as { status: { allowed: boolean } }).status.allowed;
   }
 
-  it('ships the objects issue 8 asks for', () => {
+  it('ships the install objects: namespace, service account, APIServices, PDB, Deployment, Service, RBAC bindings', () => {
     const names = (kind: string) => byKind(objects, kind).map((o) => o.metadata?.name);
     expect(names('Namespace')).to.deep.equal([NS]);
     expect(names('ServiceAccount')).to.deep.equal(['ehpa-adapter']);

@@ -1,7 +1,7 @@
-// Issue 7 scenario 2, Prediction: a daily Crane trace backfilled in Prometheus gives a Ready
+// End-to-end scenario, Prediction: a daily Crane trace backfilled in Prometheus gives a Ready
 // TimeSeriesPrediction; `crane_pod_cpu_usage` is served through the aggregator (custom.metrics v1beta1 and
 // v1beta2) as the forecast maximum over the prediction window split over the available pods
-// (../shared/spec/crane-ehpa.md §C.3), the real HPA reads it, and its desiredReplicas is what the upstream
+// (docs/crane-behaviour.md §C.3), the real HPA reads it, and its desiredReplicas is what the upstream
 // replica arithmetic (src/hpa/replica-calculator.ts) gives from the served values.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Issue 7 scenario 6, Security: `ehpa-adapter serve` behind the real aggregator. Straight to the adapter,
+// End-to-end scenario, Security: `ehpa-adapter serve` behind the real aggregator. Straight to the adapter,
 // only kube-apiserver's front-proxy client certificate makes X-Remote-* identity headers count; through
 // the aggregator a user without RBAC is refused; the HPA's identities are allowed — here kube-controller-
 // manager runs with --use-service-account-credentials (kubeadm's setting), so the real HPA calls as

@@ -1,5 +1,5 @@
 // Differential test: our robfig-grammar parser and occurrence search (src/cron) against robfig/cron v3.0.1,
-// the library Crane parses EHPA crons with (crane-ehpa.md §C.5.4), on 3,000 seeded random expressions in
+// the library Crane parses EHPA crons with (docs/crane-behaviour.md §C.5.4), on 3,000 seeded random expressions in
 // zones without DST (where both define the same instants; DST handling deliberately differs, see
 // src/cron/cron-window.ts). Validity must agree, and every next occurrence must be the same millisecond.
 import { expect } from 'chai';

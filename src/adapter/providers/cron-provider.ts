@@ -1,4 +1,4 @@
-// The cron external metric (../shared/spec/crane-ehpa.md §C.4, §C.5; semantics from §C.5.2 and the 004 doc,
+// The cron external metric (docs/crane-behaviour.md §C.4, §C.5; semantics from §C.5.2 and Crane's EHPA tutorial,
 // see src/metrics/cron-replicas.ts). Served under every name Crane has used:
 //   - `crane_cron_<ehpaName>` (v0.6–v0.7), EHPA looked up by name in the request namespace;
 //   - `<ehpaName>` (v0.4–v0.5), only when the selector pins that EHPA's uid, so we never shadow someone

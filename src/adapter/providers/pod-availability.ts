@@ -1,5 +1,5 @@
 // Crane counts a pod as available when it is Running, Ready, not being deleted, and has been Ready for at
-// least 30 s (../shared/spec/crane-ehpa.md §B.3, §C.3). Time comes in.
+// least 30 s (docs/crane-behaviour.md §B.3, §C.3). Time comes in.
 import type { PodLike } from './sources.ts';
 
 export const POD_READY_DELAY_MS = 30_000;

@@ -1,4 +1,4 @@
-// `crane_pod_cpu_usage`, the Pods metric of Crane v0.2–v0.7 (../shared/spec/crane-ehpa.md §C.3): the largest
+// `crane_pod_cpu_usage`, the Pods metric of Crane v0.2–v0.7 (docs/crane-behaviour.md §C.3): the largest
 // forecast of the workload's total CPU over the prediction window, split evenly over its available pods.
 // Where Crane errors (and so freezes the HPA's scale-down while the forecast is missing or stale), we answer
 // with the pods' observed usage by default and report why; `fallback: 'error'` keeps Crane's behaviour.

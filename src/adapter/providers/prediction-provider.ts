@@ -1,4 +1,4 @@
-// `crane_autoscaling_prediction` (Crane v0.8+, ../shared/spec/crane-ehpa.md §C.2), so HPAs written by newer
+// `crane_autoscaling_prediction` (Crane v0.8+, docs/crane-behaviour.md §C.2), so HPAs written by newer
 // Crane keep working: the largest forecast over the window for the TSP of the target named by the selector.
 // Unlike Crane we do not truncate the value to an integer (2.7 cores stays 2700m): Crane's craned exporter
 // does not truncate either, and truncation makes CPU forecasts under one core read as zero. The float32

@@ -6,7 +6,7 @@ import type { HistorySeries } from '../history/types.ts';
 export interface ForecastWindow {
   /** Unix seconds. */
   nowS: number;
-  /** How far ahead the controller needs samples: twice the TSP's window (§D.2). */
+  /** How far ahead the controller needs samples: twice the TSP's window (docs/crane-behaviour.md §D.2). */
   horizonSeconds: number;
 }
 

@@ -1,4 +1,4 @@
-// TimeSeriesPrediction controller (../shared/spec/crane-ehpa.md §D.2): when a TSP's status no longer
+// TimeSeriesPrediction controller (docs/crane-behaviour.md §D.2): when a TSP's status no longer
 // covers [now, now + window], fetch history, forecast [now, now + 2·window], write the status. Forecasts
 // are cached per (TSP, metric, query, algorithm) and reused while they still cover the horizon, so a
 // refresh costs Prometheus queries only when the model is due. Prometheus failures become a not-ready

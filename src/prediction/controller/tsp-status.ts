@@ -1,4 +1,4 @@
-// TimeSeriesPrediction status, written as Crane writes it (../shared/spec/crane-ehpa.md §D.2, §D.10):
+// TimeSeriesPrediction status, written as Crane writes it (docs/crane-behaviour.md §D.2, §D.10):
 // samples as Go "%.5f" strings with unix-second timestamps, a `Ready` condition with reasons, and the
 // freshness rule that decides when the forecast must be refreshed.
 import { upsertCondition } from '../../ehpa/status.ts';

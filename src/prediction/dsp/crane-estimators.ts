@@ -1,4 +1,4 @@
-// Crane's two estimators (pkg/prediction/dsp/estimators.go, spec §D.8), each returning one period of
+// Crane's two estimators (pkg/prediction/dsp/estimators.go, docs/crane-behaviour.md §D.8), each returning one period of
 // forecast from a signal that holds whole periods. The FFT estimator keeps the strongest spectral lines and
 // reconstructs the last period; it runs on crane-fft.ts so its keep/zero decisions, and therefore its
 // output, match Crane's to the last bit. Estimators over the same signal share one spectrum.
@@ -41,7 +41,7 @@ function fft(min: number, lowAmp: number, margin: number): FftEstimatorSpec {
   };
 }
 
-/** Crane's defaultEstimators (pkg/prediction/dsp/config.go, spec §D.5): eight FFT estimators. */
+/** Crane's defaultEstimators (pkg/prediction/dsp/config.go, docs/crane-behaviour.md §D.5): eight FFT estimators. */
 export const DEFAULT_CRANE_ESTIMATORS: readonly CraneEstimatorSpec[] = [
   fft(3, 1.0, 0.01),
   fft(3, 1.0, 0.1),

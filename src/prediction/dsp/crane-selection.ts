@@ -1,4 +1,4 @@
-// Crane's bestEstimator (pkg/prediction/dsp/prediction.go, spec §D.8): backtest every estimator on the last
+// Crane's bestEstimator (pkg/prediction/dsp/prediction.go, docs/crane-behaviour.md §D.8): backtest every estimator on the last
 // whole period with the earlier periods as history, keep the smallest prediction error (strict <, so the
 // earliest estimator wins ties), then run the winner on all periods.
 import { predictionError, type PredictionError } from './accuracy.ts';

@@ -1,4 +1,4 @@
-// Forecast assembly (spec §D.9): preprocess the history, find a daily or weekly period, choose an estimator
+// Forecast assembly (docs/crane-behaviour.md §D.9): preprocess the history, find a daily or weekly period, choose an estimator
 // by backtest, forecast one period and repeat it over the horizon, starting one interval after the last
 // sample. `crane` reproduces Crane (no period, no forecast); `auto` keeps Crane's period only when it predicts
 // the data out of sample (period-confirmation.ts), uses the wider estimator set and, without a period, still

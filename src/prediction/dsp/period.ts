@@ -1,4 +1,4 @@
-// Crane's period detection (Signal.FindPeriod and findPeriod, spec §D.7), made deterministic: the 100
+// Crane's period detection (Signal.FindPeriod and findPeriod, docs/crane-behaviour.md §D.7), made deterministic: the 100
 // permutations that set the spectral threshold come from a seeded generator instead of the clock.
 import { autoCorrelation } from './autocorrelation.ts';
 import { realDftMagnitudes } from './dft.ts';

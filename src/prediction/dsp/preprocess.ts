@@ -1,4 +1,4 @@
-// Crane's history preprocessing (pkg/prediction/dsp/preprocessing.go, spec §D.6): keep the data after the
+// Crane's history preprocessing (pkg/prediction/dsp/preprocessing.go, docs/crane-behaviour.md §D.6): keep the data after the
 // last gap longer than an hour, fill shorter gaps linearly, keep the last whole hours, then replace extreme
 // outliers (outside P0.1..P99.9) by the previous value.
 

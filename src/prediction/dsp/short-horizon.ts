@@ -11,7 +11,7 @@ export interface ShortHorizonConfig {
 }
 
 export const DEFAULT_SHORT_HORIZON: ShortHorizonConfig = {
-  // Chosen on the non-periodic traces in ../shared/data (2h horizons cut every 6h over their last 3 days):
+  // Chosen on the non-periodic traces in test/fixtures/traces (2h horizons cut every 6h over their last 3 days):
   // P99 of the last hour under-predicted 12% of points at 36% over-provisioning, which dominates the
   // P95 of 6h (15%, 43%); longer lookbacks buy fewer misses with far more over-provisioning.
   lookbackSeconds: 3600,

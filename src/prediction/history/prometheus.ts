@@ -1,5 +1,5 @@
 // Prometheus history provider: `query_range` split into chunks Prometheus accepts (at most `maxPoints`
-// points per series, 11,000 by default, Crane's --prometheus-maxpoints, §D.3) and joined back into one
+// points per series, 11,000 by default, Crane's --prometheus-maxpoints, docs/crane-behaviour.md §D.3) and joined back into one
 // series per label set. Gaps stay gaps; NaN/Inf samples are dropped; errors are thrown as
 // PrometheusError for the caller to turn into a condition, never a crash.
 import { labelKey, type HistoryProvider, type HistorySeries } from './types.ts';

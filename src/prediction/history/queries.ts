@@ -1,4 +1,4 @@
-// PromQL for a TSP metric (../shared/spec/crane-ehpa.md §B.4 built-in templates, §D.2 namers): the
+// PromQL for a TSP metric (docs/crane-behaviour.md §B.4 built-in templates, §D.2 namers): the
 // workload's CPU from cAdvisor's container_cpu_usage_seconds_total (cores, workload total), its memory
 // from container_memory_working_set_bytes, or the TSP's own expression.
 import type { PredictionMetricSpec, TimeSeriesPrediction } from '../types.ts';

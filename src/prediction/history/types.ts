@@ -14,7 +14,7 @@ export interface HistoryProvider {
   queryRange(query: string, startS: number, endS: number, stepS: number): Promise<HistorySeries[]>;
 }
 
-/** Canonical key of a label set (sorted "k=v" joined by ","), Crane's per-series key (§D.9). */
+/** Canonical key of a label set (sorted "k=v" joined by ","), Crane's per-series key (docs/crane-behaviour.md §D.9). */
 export function labelKey(labels: Record<string, string>): string {
   return Object.keys(labels)
     .sort()

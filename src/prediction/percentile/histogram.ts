@@ -1,5 +1,5 @@
 // The non-decaying weighted histogram Crane's percentile predictor borrows from the VPA recommender
-// (k8s.io/autoscaler vertical-pod-autoscaler pkg/recommender/util, spec §E.2): linear or exponential
+// (k8s.io/autoscaler vertical-pod-autoscaler pkg/recommender/util, docs/crane-behaviour.md §E.2): linear or exponential
 // buckets, Percentile returns the end of the bucket where the cumulative weight reaches p. Exponential bucket
 // starts use Go's Pow arithmetic so estimates equal Crane's to the bit.
 import { goPow } from '../../gomath/go-math.ts';

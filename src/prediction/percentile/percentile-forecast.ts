@@ -1,4 +1,4 @@
-// Crane's percentile algorithm (pkg/prediction/percentile, spec §E): every history sample goes into one
+// Crane's percentile algorithm (pkg/prediction/percentile, docs/crane-behaviour.md §E): every history sample goes into one
 // histogram with weight max(minSampleWeight, value); the forecast is the constant
 // percentile(p) * (1 + margin) / targetUtilization over the whole horizon.
 import { DEFAULT_HISTOGRAM, WeightedHistogram, type HistogramOptions } from './histogram.ts';
@@ -11,7 +11,7 @@ export interface PercentileConfig {
   histogram: HistogramOptions;
 }
 
-/** Crane's internal default (spec §E.1). */
+/** Crane's internal default (docs/crane-behaviour.md §E.1). */
 export const DEFAULT_PERCENTILE_CONFIG: PercentileConfig = {
   percentile: 0.99,
   marginFraction: 0,

@@ -1,4 +1,4 @@
-// One handler per vector kind of shared/conformance/vpa-vectors.json (format: spec §8). Each replays the
+// One handler per vector kind of test/fixtures/vpa-conformance/vpa-vectors.json (format: docs/vpa-recommender.md §8). Each replays the
 // vector's input through our core and asserts the expected values exactly.
 import type { Vector } from './common.ts';
 import { HISTOGRAM_HANDLERS } from './histogram-handlers.ts';

@@ -21,7 +21,7 @@ import { startAdapterProcess, type AdapterProcess } from './adapter-process.ts';
 
 /** A trace backfilled into Prometheus as one container's cAdvisor series. */
 export interface TraceBackfill {
-  /** CSV `ts,value` (unix seconds), e.g. ../shared/data/traces/crane/input1.csv. */
+  /** CSV `ts,value` (unix seconds), e.g. test/fixtures/traces/crane/input1.csv. */
   file: string;
   namespace: string;
   pod: string;

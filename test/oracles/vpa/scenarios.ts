@@ -121,7 +121,7 @@ export function generateScenario(index: number, seed: number): OracleScenario {
   // Two label sets mean two aggregates per container name, merged per VPA in Go map order (random).
   // When their histogram references differ, upstream's merge shifts whichever comes second (mutating the
   // cluster's aggregate) and the result depends on that order; such scenarios would make upstream itself
-  // nondeterministic (spec §7.4). Their pods therefore sample at identical times, so references agree.
+  // nondeterministic (docs/vpa-recommender.md §7.4). Their pods therefore sample at identical times, so references agree.
   const synchronised = labelSets.length > 1;
 
   let resourcePolicy: unknown = undefined;

@@ -8,7 +8,7 @@ import { chainsTo, requestHeaderConfigFromConfigMap, withAuthenticated } from '.
 import { CachingAuthorizer, sarSpec, type Authorizer } from '../../../src/adapter/authz.ts';
 import { loadOrCreateServingCert } from '../../../src/adapter/serving-cert.ts';
 
-describe('certificate chains (metrics-api.md §5.3)', function () {
+describe('certificate chains (docs/metrics-api.md §5.3)', function () {
   this.timeout(20_000);
   const nb = new Date(Date.now() - 3_600_000);
   const na = new Date(Date.now() + 3_600_000);

@@ -17,7 +17,7 @@ describe('metrics API server over HTTPS', function () {
   });
   after(async () => a.close());
 
-  describe('discovery (metrics-api.md §1)', () => {
+  describe('discovery (docs/metrics-api.md §1)', () => {
     it('lists both groups with v1beta2 preferred for custom metrics', async () => {
       const r = await a.get('/apis', { headers: HPA });
       expect(r.status).to.equal(200);
@@ -49,7 +49,7 @@ describe('metrics API server over HTTPS', function () {
       expect(r.json.resources.map((x: { name: string }) => x.name)).to.deep.equal(['crane_autoscaling_cron', 'crane_autoscaling_prediction']);
       expect(r.json.resources[0]).to.deep.equal({ name: 'crane_autoscaling_cron', singularName: '', namespaced: true, kind: 'ExternalMetricValueList', verbs: ['get'] });
     });
-    it('answers an aggregated-discovery-only Accept with 406 (G4) but JSON to */* and protobuf,*/* (G15)', async () => {
+    it('answers an aggregated-discovery-only Accept with 406 (docs/metrics-api.md §7 G4) but JSON to */* and protobuf,*/* (G15)', async () => {
       const v2 = await a.get('/apis', { headers: [...HPA, ['Accept', 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList']] });
       expect(v2.status).to.equal(406);
       expect(v2.json.kind).to.equal('Status');
@@ -66,7 +66,7 @@ describe('metrics API server over HTTPS', function () {
     });
   });
 
-  describe('crane_pod_cpu_usage (crane-ehpa.md §C.3)', () => {
+  describe('crane_pod_cpu_usage (crane-behaviour.md §C.3)', () => {
     it('v1beta2: max forecast over the window split evenly over the available pods, one item per pod', async () => {
       const r = await a.get(`${CM}/v1beta2/namespaces/default/pods/%2A/crane_pod_cpu_usage?${POD_Q}`, { headers: HPA });
       expect(r.status).to.equal(200);
@@ -208,7 +208,7 @@ describe('metrics API server over HTTPS', function () {
     });
   });
 
-  describe('security (metrics-api.md §5, checklist 1–4, 13, 14)', () => {
+  describe('security (docs/metrics-api.md §5, §8 checklist 1–4, 13, 14)', () => {
     const path = `${CM}/v1beta2/namespaces/default/pods/%2A/crane_pod_cpu_usage?${POD_Q}`;
     it('health paths are open without any certificate', async () => {
       for (const p of ['/healthz', '/livez', '/readyz']) {

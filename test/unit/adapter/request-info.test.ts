@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { requestInfo, BadPathError } from '../../../src/adapter/request-info.ts';
 
-describe('requestInfo (k8s.io/apiserver requestinfo.go, metrics-api.md §5.4 table)', () => {
+describe('requestInfo (k8s.io/apiserver requestinfo.go, docs/metrics-api.md §5.4 table)', () => {
   const G = 'custom.metrics.k8s.io';
   it('derives SAR resource attributes like the reference', () => {
     expect(requestInfo('GET', `/apis/${G}/v1beta2/namespaces/default/pods/%2A/http_requests`).resource).to.deep.equal({ namespace: 'default', verb: 'get', group: G, version: 'v1beta2', resource: 'pods', subresource: 'http_requests', name: '*' });

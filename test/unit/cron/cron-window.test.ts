@@ -7,7 +7,7 @@ const active = (start: string, end: string, iso: string, timezone?: string) =>
   cronWindowActive({ start, end, ...(timezone === undefined ? {} : { timezone }) }, at(iso), 'Asia/Shanghai');
 
 describe('cronWindowActive', () => {
-  it('is active on [start, end): the crane-ehpa.md §C.5.1 example 10:15–14:15', () => {
+  it('is active on [start, end): the crane-behaviour.md §C.5.1 example 10:15–14:15', () => {
     const s = '15 10 ? * *';
     const e = '15 14 ? * *';
     expect(active(s, e, '2026-01-05T10:14:59Z')).to.equal(false);
@@ -104,7 +104,7 @@ describe('cronWindowActive', () => {
     });
   });
 
-  it('reads the reference daily schedule (004 doc: 7 crons covering the day) with exactly one active', () => {
+  it('reads the daily schedule from the Crane EHPA tutorial (7 crons covering the day) with exactly one active', () => {
     const crons = [
       ['0 0 ? * *', '0 6 ? * *'], ['0 6 ? * *', '0 9 ? * *'], ['00 9 ? * *', '00 11 ? * *'], ['00 11 ? * *', '00 14 ? * *'],
       ['00 14 ? * *', '00 17 ? * *'], ['00 17 ? * *', '00 20 ? * *'], ['00 20 ? * *', '00 00 ? * *'],

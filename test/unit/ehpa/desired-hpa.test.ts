@@ -6,7 +6,7 @@ import { UID, cpuUtilization50, ehpa, prediction } from './fixtures.ts';
 const fourPods500m = { pods: 4, requestMilli: 2000, missing: [] };
 
 describe('buildDesiredHpa', () => {
-  it('names, labels and owns the backing HPA like Crane (spec §B.2)', () => {
+  it('names, labels and owns the backing HPA like Crane (crane-behaviour.md §B.2)', () => {
     const { hpa } = buildDesiredHpa({ ehpa: ehpa({ metrics: [cpuUtilization50 as V2MetricSpec] }) });
     expect(hpa.metadata.name).to.equal('ehpa-php-apache');
     expect(hpa.metadata.namespace).to.equal('default');
@@ -30,7 +30,7 @@ describe('buildDesiredHpa', () => {
     expect(buildDesiredHpa({ ehpa: e }).hpa.spec.minReplicas).to.equal(1);
   });
 
-  it('points a Preview HPA at the Substitute so it stops scaling the target (spec §B.5)', () => {
+  it('points a Preview HPA at the Substitute so it stops scaling the target (crane-behaviour.md §B.5)', () => {
     const { hpa } = buildDesiredHpa({ ehpa: ehpa({ scaleStrategy: 'Preview', metrics: [cpuUtilization50 as V2MetricSpec] }) });
     expect(hpa.spec.scaleTargetRef).to.deep.equal({ apiVersion: 'autoscaling.crane.io/v1alpha1', kind: 'Substitute', name: 'ehpa-php-apache' });
   });
@@ -54,9 +54,9 @@ describe('buildDesiredHpa', () => {
   });
 });
 
-describe('buildHpaMetrics: metric conversion (spec §B.3, legacy crane_pod_cpu_usage)', () => {
+describe('buildHpaMetrics: metric conversion (crane-behaviour.md §B.3, legacy crane_pod_cpu_usage)', () => {
   it('converts cpu Utilization into crane_pod_cpu_usage with averageValue from requests, keeping the original first', () => {
-    // Spec §B.3 example: 4 pods with 500m each at 50% gives 250m.
+    // docs/crane-behaviour.md §B.3 example: 4 pods with 500m each at 50% gives 250m.
     const { metrics, problem } = buildHpaMetrics(ehpa({ metrics: [cpuUtilization50 as V2MetricSpec], prediction }), fourPods500m);
     expect(problem).to.equal(undefined);
     expect(metrics).to.deep.equal([
@@ -126,7 +126,7 @@ describe('buildHpaMetrics: metric conversion (spec §B.3, legacy crane_pod_cpu_u
     expect(buildHpaMetrics(e, { pods: 10, requestMilli: 1, missing: [] }).problem?.reason).to.equal('ZeroConvertedTarget');
   });
 
-  it('turns any number of crons into one External cron metric with target 1 (spec §B.3 step 3)', () => {
+  it('turns any number of crons into one External cron metric with target 1 (crane-behaviour.md §B.3 step 3)', () => {
     const crons = [
       { name: 'a', start: '0 9 * * *', end: '0 18 * * *', targetReplicas: 5 },
       { name: 'b', start: '0 20 * * *', end: '0 22 * * *', targetReplicas: 8 },

@@ -3,7 +3,7 @@ import type { V2MetricSpec } from '@kubernetes/client-node';
 import { buildDesiredTsp } from '../../../src/ehpa/desired-tsp.ts';
 import { UID, cpuUtilization50, ehpa, prediction } from './fixtures.ts';
 
-describe('buildDesiredTsp (spec §B.4, v0.2–v0.7 metric shape)', () => {
+describe('buildDesiredTsp (crane-behaviour.md §B.4, v0.2–v0.7 metric shape)', () => {
   it('builds the TSP with Crane labels, owner and a ResourceQuery cpu metric', () => {
     const tsp = buildDesiredTsp(ehpa({ metrics: [cpuUtilization50 as V2MetricSpec], prediction }));
     expect(tsp?.metadata.name).to.equal('ehpa-php-apache');

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { commaList, propagatedMetadata } from '../../../src/ehpa/propagation.ts';
 import { ehpa } from './fixtures.ts';
 
-describe('propagatedMetadata (craned propagation flags, spec §B.2)', () => {
+describe('propagatedMetadata (craned propagation flags, crane-behaviour.md §B.2)', () => {
   it('copies keys matching a prefix or an exact name, nothing else', () => {
     const e = ehpa({}, { labels: { 'team.example.com/owner': 'a', env: 'prod', other: 'x' }, annotations: { 'note.example.com/x': '1', keep: 'y', drop: 'z' } });
     expect(propagatedMetadata(e, { labelPrefixes: ['team.example.com/'], labels: ['env'], annotationPrefixes: ['note.'], annotations: ['keep'] })).to.deep.equal({

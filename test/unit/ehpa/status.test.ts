@@ -13,7 +13,7 @@ const hpa = (status: HorizontalPodAutoscaler['status']): HorizontalPodAutoscaler
   status,
 });
 
-describe('buildStatus (spec §A.2)', () => {
+describe('buildStatus (crane-behaviour.md §A.2)', () => {
   it('copies replicas, lastScaleTime (Auto too, unlike Crane) and the HPA conditions; Ready=True', () => {
     const s = buildStatus({
       ehpa: ehpa(),

@@ -37,7 +37,7 @@ describe('validateEhpa: bad objects get a reason each', () => {
   });
 });
 
-describe('cron expressions in validation use the window parser (robfig/cron v3.0.1 ParseStandard grammar, spec §C.5.4)', () => {
+describe('cron expressions in validation use the window parser (robfig/cron v3.0.1 ParseStandard grammar, crane-behaviour.md §C.5.4)', () => {
   const err = (s: string) => cronExpressionError(s, isValidTimeZone);
   it('accepts standard forms, ? in any field, names, steps, calendar descriptors and zone prefixes', () => {
     for (const s of ['15 10 ? * *', '*/5 * * * *', '0 9-17/2 * jan-MAR mon-fri', '0 0 1,15 * ?', '5/10 * * * *', '@daily', 'CRON_TZ=Asia/Tokyo 0 9 * * *']) {

@@ -17,7 +17,7 @@ describe('go-math', () => {
     expect(ldexp(0.75, 3)).to.equal(6);
     expect(ldexp(1, 1024)).to.equal(Infinity);
     expect(ldexp(-1, 1024)).to.equal(-Infinity);
-    expect(ldexp(1, -106752)).to.equal(0); // the first-sample shift exponent (spec §1.4)
+    expect(ldexp(1, -106752)).to.equal(0); // the first-sample shift exponent (docs/vpa-recommender.md §1.4)
   });
   it('log, exp2 and pow agree with Go on exact cases and special values', () => {
     expect(goLog(1)).to.equal(0);
@@ -34,7 +34,7 @@ describe('go-math', () => {
     expect(goPow(1.2, 2)).to.equal(1.44);
   });
   it('Go Pow differs from Math.pow where upstream bucket starts depend on it (1.05^4)', () => {
-    // 1e7*(Pow(1.05,4)-1)/0.05 is 43101249.99999996 in Go (spec §7.1, vector #188).
+    // 1e7*(Pow(1.05,4)-1)/0.05 is 43101249.99999996 in Go (docs/vpa-recommender.md §7.1, vector #188).
     expect((1e7 * (goPow(1.05, 4) - 1)) / (1.05 - 1)).to.equal(43101249.99999996);
   });
   it('roundHalfUp is floor(x + 0.5), not Math.round', () => {

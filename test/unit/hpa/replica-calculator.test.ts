@@ -1,4 +1,4 @@
-// Worked examples from ../shared/spec/metrics-api.md §4 (transcribed from kubernetes/kubernetes
+// Worked examples from docs/metrics-api.md §4 (transcribed from kubernetes/kubernetes
 // pkg/controller/podautoscaler/replica_calculator.go behaviour).
 import { expect } from 'chai';
 import {
@@ -16,7 +16,7 @@ describe('HPA replica calculator', () => {
     expect(withinTolerance(1.1000001)).to.equal(false);
     expect(withinTolerance(0.8999)).to.equal(false);
   });
-  it('Pods averageValue: target 500m, pods 1, 1200m, 800m → usage 1000m, 6 replicas (spec §4.1 example)', () => {
+  it('Pods averageValue: target 500m, pods 1, 1200m, 800m → usage 1000m, 6 replicas (docs/metrics-api.md §4.1 example)', () => {
     expect(podsAverageValueReplicas({ currentReplicas: 3, podMilli: [1000, 1200, 800], targetMilli: 500 })).to.deep.equal({
       replicas: 6,
       usageMilli: 1000,
@@ -27,7 +27,7 @@ describe('HPA replica calculator', () => {
     expect(podsAverageValueReplicas({ currentReplicas: 3, podMilli: [1001, 1000, 1000], targetMilli: 1000 }).replicas).to.equal(3);
     expect(() => podsAverageValueReplicas({ currentReplicas: 3, podMilli: [], targetMilli: 1000 })).to.throw(/did not receive metrics/);
   });
-  it('External averageValue: target 30, sum 250, status 4 → ceil(250/30) = 9 (spec §4.3 example)', () => {
+  it('External averageValue: target 30, sum 250, status 4 → ceil(250/30) = 9 (docs/metrics-api.md §4.3 example)', () => {
     expect(externalAverageValueReplicas({ statusReplicas: 4, sumMilli: 250_000, targetMilli: 30_000 })).to.equal(9);
   });
   it('External averageValue with target 1 turns the cron value into the replica count', () => {

@@ -9,7 +9,7 @@ const series = (samples: [number, string][], ready = true): PredictionMetricStat
   prediction: [{ labels: [], samples: samples.map(([timestamp, value]) => ({ timestamp, value })) }],
 });
 
-describe('maxForecastInWindow (crane-ehpa.md §C.2/§C.3)', () => {
+describe('maxForecastInWindow (crane-behaviour.md §C.2/§C.3)', () => {
   const now = 1_000_000;
   it('takes the largest sample in [now, now+window], both ends inclusive', () => {
     const m = series([[now - 60, '9.00000'], [now, '1.50000'], [now + 1800, '2.25000'], [now + 3600, '3.00000'], [now + 3601, '8.00000']]);
@@ -45,7 +45,7 @@ describe('maxForecastInWindow (crane-ehpa.md §C.2/§C.3)', () => {
   });
 });
 
-describe('cronReplicas (004 doc "Mechanism")', () => {
+describe('cronReplicas (Crane EHPA tutorial, "Mechanism")', () => {
   it('uses the largest targetReplicas among active crons', () => {
     expect(cronReplicas({ activeTargets: [3, 80, 10], hasOtherMetrics: true, minReplicas: 5 })).to.deep.equal({ ok: true, replicas: 80, why: 'active' });
   });

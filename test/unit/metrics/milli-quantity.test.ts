@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { formatMilliQuantity, formatQuantity, toMilli } from '../../../src/metrics/milli-quantity.ts';
 
 describe('formatMilliQuantity', () => {
-  // Canonical strings from ../shared/spec/metrics-api.md §3.5 and checklist item 12 (apimachinery suffix.go).
+  // Canonical strings from docs/metrics-api.md §3.5 and §8 checklist item 12 (apimachinery suffix.go).
   it('writes the apimachinery DecimalSI canonical forms', () => {
     const cases: [number, string][] = [
       [0, '0'], [100, '100m'], [1500, '1500m'], [2000, '2'], [2_000_000, '2k'], [1_500_000, '1500'],
@@ -20,7 +20,7 @@ describe('formatMilliQuantity', () => {
 });
 
 describe('toMilli / formatQuantity', () => {
-  it('rounds up like MilliValue (G16)', () => {
+  it('rounds up like MilliValue (docs/metrics-api.md §7 G16)', () => {
     expect(toMilli(0.0001)).to.equal(1n);
     expect(toMilli(1.5)).to.equal(1500n);
     expect(toMilli(2)).to.equal(2000n);

@@ -8,7 +8,7 @@ import {
   DEFAULT_PERCENTILE_SETTINGS,
 } from '../../../src/prediction/crane-config.ts';
 
-describe('prediction crane-config (spec §D.5, §E.1)', () => {
+describe('prediction crane-config (crane-behaviour.md §D.5, §E.1)', () => {
   it('parses durations like crane utils.ParseDuration', () => {
     expect(craneParseDurationSeconds('15d')).to.equal(15 * 86_400);
     expect(craneParseDurationSeconds('60s')).to.equal(60);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { CoreForecaster } from '../../../../src/prediction/controller/core-forecaster.ts';
 
-// Crane's own trace (gocrane/crane pkg/prediction/dsp/test_data/input0.csv, spec §F: 8 days at 60 s,
+// Crane's own trace (gocrane/crane pkg/prediction/dsp/test_data/input0.csv, docs/crane-behaviour.md §F: 8 days at 60 s,
 // periodic with a Day period).
 const csv = readFileSync(new URL('../../../fixtures/traces/crane/input0.csv', import.meta.url), 'utf8');
 const rows = csv.trim().split('\n').slice(1).map((l) => l.split(',').map(Number) as [number, number]);
@@ -11,7 +11,7 @@ describe('CoreForecaster (controller adapter over the prediction core)', () => {
   const f = new CoreForecaster();
   it('uses Crane configuration rules for the history window', () => {
     expect(f.historyWindow({ algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '3d' } })).to.deep.equal({ lengthSeconds: 3 * 86_400, stepSeconds: 60 });
-    // historyLength under 48 h: Crane silently falls back to its defaults (spec §D.5, issue #352).
+    // historyLength under 48 h: Crane silently falls back to its defaults (docs/crane-behaviour.md §D.5, gocrane/crane issue #352).
     expect(f.historyWindow({ algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '1d' } })).to.deep.equal({ lengthSeconds: 15 * 86_400, stepSeconds: 60 });
     expect(f.historyWindow({ algorithmType: 'percentile' })).to.deep.equal({ lengthSeconds: 7 * 86_400, stepSeconds: 60 });
   });

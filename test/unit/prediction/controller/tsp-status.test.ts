@@ -10,7 +10,7 @@ const tsp = (status?: TimeSeriesPrediction['status']): TimeSeriesPrediction => (
   status,
 });
 
-describe('TSP status (spec §D.2, §D.10)', () => {
+describe('TSP status (crane-behaviour.md §D.2, §D.10)', () => {
   const now = 1_700_000_030;
   it('windowInSamples compares against the window end truncated to the minute', () => {
     // window end 1700000630 truncates to 1700000580

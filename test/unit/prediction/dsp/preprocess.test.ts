@@ -8,7 +8,7 @@ import {
 } from '../../../../src/prediction/dsp/preprocess.ts';
 
 describe('prediction/dsp preprocess', () => {
-  // gocrane/crane pkg/prediction/dsp/prediction_test.go TestPreProcessTimeSeries (spec §D.6): points at
+  // gocrane/crane pkg/prediction/dsp/prediction_test.go TestPreProcessTimeSeries (docs/crane-behaviour.md §D.6): points at
   // -2h, -2h+1m, -10m, -7m, 0 with values 0.1, 0.8, 1.0, 1.3, 2.0.
   const t0 = 1_700_000_000;
   const ts = { timestamps: [t0 - 7200, t0 - 7140, t0 - 600, t0 - 420, t0], values: [0.1, 0.8, 1.0, 1.3, 2.0] };

@@ -6,7 +6,7 @@ import { podNameRegex, workloadCpuQuery } from '../../../../src/prediction/histo
 
 describe('splitRange', () => {
   it('keeps each chunk at or under maxPoints points and covers the range without overlap', () => {
-    // 15 days at 60 s is 21,601 points: more than Prometheus' 11,000 limit (e2e-hints.md).
+    // 15 days at 60 s is 21,601 points: more than Prometheus' 11,000 limit (docs/testing.md).
     const start = 1_700_000_000;
     const end = start + 15 * 86_400;
     const chunks = splitRange(start, end, 60, 11_000);
@@ -95,7 +95,7 @@ describe('PrometheusHistory against a local HTTP server', () => {
   });
 });
 
-describe('workload queries (spec §B.4 templates)', () => {
+describe('workload queries (crane-behaviour.md §B.4 templates)', () => {
   it('builds the cAdvisor CPU query with the Deployment pod regex', () => {
     expect(workloadCpuQuery('ns', 'Deployment', 'web')).to.equal('sum(irate(container_cpu_usage_seconds_total{namespace="ns",pod=~"^web-[a-z0-9]+-[a-z0-9]{5}$",container!=""}[3m]))');
     expect(podNameRegex('StatefulSet', 'db')).to.equal('^db-[0-9]+$');
