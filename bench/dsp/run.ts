@@ -35,13 +35,13 @@ function main(): void {
       return { ms: performance.now() - t0, period: f.period };
     };
     const goOnce = () => {
-      const r = spawnSync(oracle as string, { input: goRequest, maxBuffer: 1 << 28 });
+      const r = spawnSync(oracle, { input: goRequest, maxBuffer: 1 << 28 });
       return (JSON.parse(r.stdout.toString()) as { nanosPerOp: number[] }).nanosPerOp[0] as number / 1e6;
     };
     // Warm-up (JIT, FFT plans; Go: page cache), then interleave the three so machine load hits all alike.
     once('crane', 0);
     once('auto', 0);
-    if (oracle) goOnce();
+    goOnce();
     const craneTimes: number[] = [];
     const autoTimes: number[] = [];
     const goTimes: number[] = [];
@@ -51,11 +51,11 @@ function main(): void {
       period = c.period;
       craneTimes.push(c.ms);
       autoTimes.push(once('auto', r + 1).ms);
-      if (oracle) goTimes.push(goOnce());
+      goTimes.push(goOnce());
     }
     const crane = { ms: median(craneTimes), period };
     const auto = { ms: median(autoTimes) };
-    const goMs = oracle ? median(goTimes) : NaN;
+    const goMs = median(goTimes);
     const fps = (ms: number) => (1000 / ms).toFixed(2);
     rows.push(
       `| ${name} (15d, 1m, period ${crane.period}) | ${crane.ms.toFixed(0)} ms (${fps(crane.ms)}/s) | ${auto.ms.toFixed(0)} ms (${fps(auto.ms)}/s) | ` +

@@ -1,4 +1,4 @@
-// prom-client series for the controllers (README "controllers" section lists them).
+// prom-client series for the controllers (docs/operations.md "Metrics" lists them).
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { KubeApiClient } from './api-client.ts';
 

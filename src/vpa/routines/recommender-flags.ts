@@ -1,5 +1,5 @@
 // `serve` flags of the VPA recommender loop, with upstream's names and defaults where upstream has the
-// flag (recommender/config/config.go). Deviations, documented in README: the cAdvisor label defaults are
+// flag (recommender/config/config.go). Deviations, documented in docs/components.md (VPA recommender loop): the cAdvisor label defaults are
 // those of today's kubelet (`pod`, `container`, `namespace`, job `kubelet`) rather than upstream's legacy
 // `pod_name`/`name`/`kubernetes-cadvisor`; history and checkpoints are both used at start-up.
 import { type FlagSpec, type ParsedFlags } from '../../config/flags.ts';

@@ -6,10 +6,12 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { requireGo } from '../go-toolchain.ts';
 
 export const ORACLE_DIR = fileURLToPath(new URL('.', import.meta.url));
 
 export function buildVpaOracle(): string {
+  requireGo();
   const files = ['go.mod', 'go.sum', 'main.go', 'bench.go'];
   const hash = createHash('sha256');
   for (const f of files) hash.update(readFileSync(join(ORACLE_DIR, f)));

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The set-up `npm test` and `npm run demo` run first, so each works on a fresh machine from a clone:
+#   1. npm packages (`npm ci`) when node_modules is missing or older than package-lock.json;
+#   2. Debian packages (prometheus, promtool, openssl, wrk) via scripts/install-system-deps.sh;
+#   3. a Go toolchain (the control plane and the differential oracles are built from the Go module proxy);
+#   4. etcd, kube-apiserver, kube-controller-manager via scripts/build-control-plane.sh (cached by version
+#      under ~/.cache/ehpa-adapter; the first build takes ~8 minutes on 2 cores and says so).
+# Each step is quick when already done. A step that cannot be done prints one line saying what to run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund >/dev/null
+fi
+
+bash scripts/install-system-deps.sh
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "setup: go not found on PATH; install Go >= 1.24 (https://go.dev/dl) and put it on PATH: the control plane and the test oracles are built with it" >&2
+  exit 1
+fi
+
+if ! bash scripts/build-control-plane.sh --check >/dev/null 2>&1; then
+  echo "setup: building etcd, kube-apiserver and kube-controller-manager with Go (first time only, ~8 min on 2 cores; cached under ${EHPA_CACHE_DIR:-$HOME/.cache/ehpa-adapter})"
+fi
+echo "setup: control-plane binaries in $(bash scripts/build-control-plane.sh | tail -n 1)"

@@ -1,0 +1,85 @@
+// Output that survives a pipe: every printing command runs as its own process (the installed bin, as a
+// user runs it) with stdout on a pipe whose reader is slow, and what arrives must be the whole document.
+// Before the exit path waited for stdout to drain, anything past the kernel's 64 KiB pipe buffer could be
+// lost at process.exit(), so these outputs are all well over 64 KiB (recommend and simulate over 1 MB).
+import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin/ehpa-adapter.js');
+const TRACE_15D = join(ROOT, 'test/fixtures/traces/crane/input13.csv'); // 16 days at 60 s
+const TRACE_8D = join(ROOT, 'test/fixtures/traces/crane/input0.csv');
+const EHPA = join(ROOT, 'examples/ehpa-simulate.yaml');
+
+/** Runs the bin with stdout on a pipe nobody reads for 300 ms, then drained slowly chunk by chunk. */
+async function runSlowlyRead(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+  child.stdout.pause();
+  await sleep(300);
+  const chunks: Buffer[] = [];
+  for await (const chunk of child.stdout) {
+    chunks.push(chunk as Buffer);
+    await sleep(1);
+  }
+  return { code: await exited, out: Buffer.concat(chunks).toString('utf8'), err };
+}
+
+describe('printing commands: the whole output reaches a slow pipe reader', function () {
+  this.timeout(300_000);
+  const dir = mkdtempSync(join(tmpdir(), 'cli-pipes-'));
+
+  it('version, 5 runs: one JSON document each', async () => {
+    for (let i = 0; i < 5; i++) {
+      const r = await runSlowlyRead(['version']);
+      expect(r.code, r.err).to.equal(0);
+      expect(JSON.parse(r.out)).to.have.property('version');
+    }
+  });
+
+  it('forecast of a 15-day trace, 5 runs: the JSON parses and holds the whole 24 h horizon', async () => {
+    for (let i = 0; i < 5; i++) {
+      const r = await runSlowlyRead(['forecast', '--input', TRACE_15D]);
+      expect(r.code, r.err).to.equal(0);
+      expect(r.out.length).to.be.greaterThan(64 * 1024);
+      const doc = JSON.parse(r.out) as { samples: unknown[] };
+      expect(doc.samples).to.have.length(1440);
+    }
+  });
+
+  it('recommend with 6,000 containers (over 1 MB), 5 runs: the JSON parses and names every container', async () => {
+    const lines: string[] = [];
+    for (let c = 0; c < 6000; c++) {
+      lines.push(JSON.stringify({ time: '2024-03-10T13:37:00Z', container: `c${c}`, pod: `p${c}`, cpuMillicores: 100 + c }));
+      lines.push(JSON.stringify({ time: '2024-03-10T13:37:00Z', container: `c${c}`, pod: `p${c}`, memoryBytes: 1e8 + c }));
+    }
+    const input = join(dir, 'many.jsonl');
+    writeFileSync(input, lines.join('\n') + '\n');
+    for (let i = 0; i < 5; i++) {
+      const r = await runSlowlyRead(['recommend', '--input', input]);
+      expect(r.code, r.err).to.equal(0);
+      expect(r.out.length).to.be.greaterThan(1 << 20);
+      const doc = JSON.parse(r.out) as { containerRecommendations: unknown[] };
+      expect(doc.containerRecommendations).to.have.length(6000);
+    }
+  });
+
+  it('simulate over 4 days (over 1 MB of JSON lines), 2 runs: every line parses and the summary is last', async () => {
+    for (let i = 0; i < 2; i++) {
+      const r = await runSlowlyRead(['simulate', '--ehpa', EHPA, '--history', TRACE_8D]);
+      expect(r.code, r.err).to.equal(0);
+      expect(r.out.length).to.be.greaterThan(1 << 20);
+      expect(r.out.endsWith('\n')).to.equal(true);
+      const docs = r.out.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(docs.length).to.be.greaterThan(1000);
+      expect(docs[docs.length - 1]).to.have.property('type', 'summary');
+    }
+  });
+});
