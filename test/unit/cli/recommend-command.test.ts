@@ -128,7 +128,12 @@ describe('ehpa-adapter recommend', () => {
     const r = await run(['--input', input, '--recommendation-margin-fraction', '0.5', '--pod-recommendation-min-memory-mb', '0']);
     expect(r.code, r.err).to.equal(0);
     const target = JSON.parse(r.out).containerRecommendations[0].target;
-    expect(target.cpu).to.not.equal(APP.target.cpu);
+    // target = percentile x (1 + margin) in the truncating form, so 0.5 instead of 0.15 raises CPU by
+    // about 1.5 / 1.15 (the percentile itself is unchanged); memory rises too (pod minimum switched off).
+    const milli = (q: string) => Number(q.replace(/m$/, ''));
+    expect(milli(target.cpu)).to.be.greaterThan(milli(APP.target.cpu));
+    expect(milli(target.cpu) / milli(APP.target.cpu)).to.be.closeTo(1.5 / 1.15, 0.01);
+    expect(Number(target.memory)).to.be.greaterThan(Number(APP.target.memory));
   });
 
   it('a bad line is one error naming the line, exit 2', async () => {

@@ -20,6 +20,13 @@ describe('maxForecastInWindow (crane-behaviour.md §C.2/§C.3)', () => {
     expect(r).to.deep.equal({ ok: true, largest: Math.fround(0.1) });
     expect(Math.fround(0.1)).to.not.equal(0.1);
   });
+  it('a window whose samples are all negative or zero yields 0, never a negative usage', () => {
+    // First principles: usage cannot be negative, and a negative per-pod value would make the HPA's ratio
+    // negative. A forecast of 0 is still a forecast (not "outdated"), so the window max is clamped at 0.
+    expect(maxForecastInWindow(series([[now, '-0.50000'], [now + 60, '-2.00000']]), now * 1000, 3600)).to.deep.equal({ ok: true, largest: 0 });
+    expect(maxForecastInWindow(series([[now, '-0.50000'], [now + 60, '0.00000']]), now * 1000, 3600)).to.deep.equal({ ok: true, largest: 0 });
+    expect(maxForecastInWindow(series([[now, '-0.50000'], [now + 60, '0.25000']]), now * 1000, 3600)).to.deep.equal({ ok: true, largest: 0.25 });
+  });
   it('reports an outdated forecast when no point is in the window', () => {
     const r = maxForecastInWindow(series([[now - 1, '1.00000']]), now * 1000, 3600);
     expect(r.ok).to.equal(false);
