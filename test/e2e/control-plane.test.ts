@@ -57,8 +57,12 @@ describe('e2e: local control plane and Prometheus harness', function () {
     const pods = await c.admin.getJson<{ items: Pod[] }>(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dweb`);
     const name = pods.items[0]!.metadata.name;
     await c.kubelet!.terminateContainer(NS, name, 'app');
-    await sleep(1500); // several stand-in passes
-    const pod = await c.admin.getJson<Pod>(`/api/v1/namespaces/${NS}/pods/${name}`);
+    let pod: Pod | undefined;
+    await waitFor('the stand-in records the OOM kill and the restart', async () => {
+      pod = await c.admin.getJson<Pod>(`/api/v1/namespaces/${NS}/pods/${name}`);
+      return (pod.status.containerStatuses[0]?.restartCount ?? 0) >= 1;
+    }, { timeoutMs: 30_000, intervalMs: 200 });
+    if (!pod) throw new Error('unreachable');
     const cs = pod.status.containerStatuses[0]!;
     expect(cs.lastState.terminated).to.include({ reason: 'OOMKilled', exitCode: 137 });
     expect(cs.restartCount).to.equal(1);
@@ -146,8 +150,16 @@ describe('e2e: local control plane and Prometheus harness', function () {
       const r = await queryInstant(c.promUrl, `container_memory_working_set_bytes{namespace="${NS}",pod="live-pod"}`);
       return r.length === 1 && Number(r[0]!.value[1]) === 123_456_789;
     }, { timeoutMs: 30_000 });
-    await sleep(6000);
-    const rate = await queryInstant(c.promUrl, `rate(container_cpu_usage_seconds_total{namespace="${NS}",pod="live-pod"}[5s])`);
+    // A scrape after setUsage has landed by now, so a 5 s window ending 5.5 s later holds only the new
+    // slope. Wait until Prometheus holds that window (at least two samples in it), then read the rate there.
+    const at = Date.now() / 1000 + 5.5;
+    const cpu = `container_cpu_usage_seconds_total{namespace="${NS}",pod="live-pod"}`;
+    await waitFor('two CPU samples in the 5 s window after the usage change', async () => {
+      if (Date.now() / 1000 < at + 1) return false;
+      const n = await queryInstant(c.promUrl, `count_over_time(${cpu}[5s])`, at);
+      return n.length === 1 && Number(n[0]!.value[1]) >= 2;
+    }, { timeoutMs: 30_000, intervalMs: 250 });
+    const rate = await queryInstant(c.promUrl, `rate(${cpu}[5s])`, at);
     expect(Number(rate[0]!.value[1])).to.be.closeTo(0.25, 0.05);
     // The backfilled series continues live with the same labels (job, instance), so it has recent samples.
     const hist = await queryInstant(c.promUrl, `count_over_time(container_memory_working_set_bytes{namespace="${NS}",pod="history-7d9c8b6f5d-abcde"}[10s])`);

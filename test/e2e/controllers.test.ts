@@ -407,7 +407,11 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
     const limited = new KubeApiClient(env.cluster.kc, 'ehpa-adapter-e2e', { qps: 5, burst: 2 });
     const limitedMs = await timed(limited);
     expect(limitedMs).to.be.at.least(950);
-    expect(limited.throttledMs).to.be.within(900, 1100);
+    // throttledMs sums the waits the bucket computed, which shrink by however long the requests
+    // themselves took (on a loaded machine, a lot); so only bounds that hold at any latency: some wait
+    // happened, and no more than the 1 s schedule (plus timer rounding) nor the wall time.
+    expect(limited.throttledMs).to.be.greaterThan(0);
+    expect(limited.throttledMs).to.be.at.most(Math.min(1000 + 5, limitedMs));
     const free = new KubeApiClient(env.cluster.kc, 'ehpa-adapter-e2e', { qps: 0, burst: 1 });
     await timed(free);
     expect(free.throttledMs).to.equal(0);

@@ -111,12 +111,21 @@ describe('e2e scenario 7: faults', function () {
     const c = env.cluster;
     const names = ['k1', 'k2', 'k3', 'k4'];
     for (const n of names) await createDeployment(c, NS, n, { replicas: 1, cpuRequest: '100m' });
-    // Create them all at once and kill serve while it is creating HPAs/TSPs and writing statuses.
+    // A serve held to 4 API requests/s (burst 1) needs several seconds for the 8 creates and the status
+    // writes, so a kill right after its first HPA appears lands with writes outstanding, however loaded
+    // the machine; the counts below prove it did.
+    await serve.stop();
+    serve = await startServe(c, 'serve-faults-throttled', [...SERVE_ARGS, '--kube-api-qps=4', '--kube-api-burst=1']);
+    const ours = (objs: Obj[]) => objs.filter((o) => names.includes(o.metadata.name.replace(/^ehpa-/, ''))).length;
     await Promise.all(names.map((n) => post(c, ehpaPath(NS), ehpaObject(NS, n, n, { minReplicas: 2, maxReplicas: 3, metrics: [cpu50], prediction }))));
-    await waitFor('serve began writing', async () => (await list(hpaPath(NS))).some((h) => names.includes(h.metadata.name.replace(/^ehpa-/, ''))), { timeoutMs: 60_000, intervalMs: 100 });
+    await waitFor('serve began writing', async () => ours(await list(hpaPath(NS))) > 0, { timeoutMs: 60_000, intervalMs: 100 });
     await serve.kill();
     expect(serve.running).to.equal(false);
-    const partial = (await list(hpaPath(NS))).length;
+    const hpasAtKill = ours(await list(hpaPath(NS)));
+    const tspsAtKill = ours(await list(tspPath(NS)));
+    expect(hpasAtKill, 'HPAs written before the kill').to.be.at.least(1);
+    expect(hpasAtKill + tspsAtKill, `the kill landed mid-write (${hpasAtKill} HPAs, ${tspsAtKill} TSPs of ${names.length} each)`).to.be.below(2 * names.length);
+    const partial = hpasAtKill;
     await sleep(1000);
     serve = await startServe(c, 'serve-faults-2', SERVE_ARGS);
     const all = ['web', 'late', ...names];
