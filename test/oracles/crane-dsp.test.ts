@@ -20,6 +20,8 @@ import { selectCraneEstimator } from '../../src/prediction/dsp/crane-selection.t
 import { autoCorrelation } from '../../src/prediction/dsp/autocorrelation.ts';
 import { detectPeriod } from '../../src/prediction/dsp/period.ts';
 import { percentileEstimate, type PercentileConfig } from '../../src/prediction/percentile/percentile-forecast.ts';
+import { fillMissingData, InvalidSeriesError } from '../../src/prediction/dsp/preprocess.ts';
+import { mulberry32 } from '../helpers/seeded-random.ts';
 
 const EXTRA: CraneEstimatorSpec[] = [
   { kind: 'maxValue', marginFraction: 0 },
@@ -49,6 +51,8 @@ interface OracleResponse {
   acf?: number[];
   periods?: number[];
   value?: number;
+  start?: number;
+  values?: number[];
 }
 
 /** Distance between two float64 values in units in the last place of the second. */
@@ -69,6 +73,85 @@ function worstRelative(ours: ArrayLike<number>, theirs: ArrayLike<number>): numb
   }
   return worst;
 }
+
+// Preprocessing is the first thing both sides see, so it is compared too: Crane's own preProcessTimeSeries
+// (reached by linkname in the oracle) against ours, on the 16 traces and on generated series with short
+// gaps (interpolated), long gaps (history before them dropped), spikes (outlier replacement, which only
+// happens from 1,000 samples on), partial hours (trimmed) and off-grid timestamps (refused by both).
+describe('oracle: Crane preprocessing (gocrane/crane v0.11.0 preProcessTimeSeries) vs ours', function () {
+  this.timeout(30 * 60 * 1000);
+
+  function generated(seed: number): { timestamps: number[]; values: number[]; offGrid: boolean } {
+    const rand = mulberry32(seed);
+    const n = 200 + Math.floor(rand() * 3000);
+    const timestamps: number[] = [];
+    const values: number[] = [];
+    let t = 1_700_000_000 - (1_700_000_000 % 60) + Math.floor(rand() * 60) * 60;
+    let offGrid = false;
+    for (let i = 0; i < n; i++) {
+      const r = rand();
+      if (r < 0.03) t += 60 * (1 + Math.floor(rand() * 5)); // a short gap: interpolated
+      else if (r < 0.032) t += 60 * (61 + Math.floor(rand() * 120)); // over an hour: earlier data dropped
+      if (seed % 10 === 0 && i === Math.floor(n / 2)) {
+        t += 17; // off the interval grid: the whole series is invalid
+        offGrid = true;
+      }
+      const base = 1 + Math.sin(i / 90) + rand() * 0.2;
+      values.push(rand() < 0.004 ? base * (20 + rand() * 100) : rand() < 0.004 ? -base * 5 : base);
+      timestamps.push(t);
+      t += 60;
+    }
+    return { timestamps, values, offGrid };
+  }
+
+  it('gives the same regular series (start and every value, bit for bit) or the same refusal', () => {
+    const oracle = buildCraneOracle();
+    const cases: { name: string; timestamps: number[]; values: number[]; interval: number }[] = [];
+    for (const trace of craneTraces()) {
+      const s = loadTrace(trace);
+      cases.push({ name: trace.name, timestamps: Array.from(s.timestamps), values: Array.from(s.values), interval: trace.intervalSeconds });
+    }
+    let offGrid = 0;
+    for (let seed = 1; seed <= 200; seed++) {
+      const g = generated(seed);
+      if (g.offGrid) offGrid++;
+      cases.push({ name: `generated #${seed}`, timestamps: g.timestamps, values: g.values, interval: 60 });
+    }
+    const input = cases.map((c) => JSON.stringify({ op: 'preprocess', timestamps: c.timestamps, samples: c.values, intervalSeconds: c.interval })).join('\n') + '\n';
+    const r = spawnSync(oracle, { input, maxBuffer: 1 << 30, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`oracle failed: ${r.stderr}`);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as OracleResponse);
+    expect(answers).to.have.length(cases.length);
+    let refused = 0;
+    let replacedSomewhere = 0;
+    cases.forEach((c, i) => {
+      const go = answers[i] as OracleResponse;
+      let ours: ReturnType<typeof preprocess> | undefined;
+      try {
+        ours = preprocess({ timestamps: c.timestamps, values: c.values }, c.interval);
+      } catch (e) {
+        if (!(e instanceof InvalidSeriesError)) throw e;
+      }
+      if (go.error !== undefined) {
+        refused++;
+        expect(ours, `${c.name}: Crane refused (${go.error}), we did not`).to.equal(undefined);
+        return;
+      }
+      expect(ours, `${c.name}: we refused, Crane did not`).to.not.equal(undefined);
+      const theirs = go.values ?? [];
+      expect(ours!.values.length, c.name).to.equal(theirs.length);
+      if (theirs.length > 0) expect(ours!.start, c.name).to.equal(go.start);
+      expect(worstRelative(ours!.values, theirs), c.name).to.equal(0);
+      // Did outlier replacement change anything here (compared with gap filling alone)?
+      const filledOnly = fillMissingData({ timestamps: c.timestamps, values: c.values }, c.interval).values;
+      if (filledOnly.some((v, k) => v !== theirs[k])) replacedSomewhere++;
+    });
+    // The generator reached every branch: refusals, and outliers replaced.
+    expect(refused).to.equal(offGrid);
+    expect(offGrid).to.be.greaterThan(10);
+    expect(replacedSomewhere).to.be.greaterThan(10);
+  });
+});
 
 describe('oracle: Crane DSP (gocrane/crane v0.11.0) vs ours', function () {
   this.timeout(30 * 60 * 1000); // a cold build downloads crane's dependencies from the module proxy

@@ -13,7 +13,9 @@ import (
 	"os"
 	"sort"
 	"time"
+	"unsafe"
 
+	"github.com/gocrane/crane/pkg/common"
 	"github.com/gocrane/crane/pkg/prediction/accuracy"
 	"github.com/gocrane/crane/pkg/prediction/dsp"
 	"github.com/gocrane/crane/pkg/prediction/percentile"
@@ -39,7 +41,9 @@ type histogramSpec struct {
 }
 
 type request struct {
-	Op            string          `json:"op"` // "estimate" | "acf" | "period" | "bench" | "percentile"
+	Op            string          `json:"op"` // "estimate" | "acf" | "period" | "bench" | "percentile" | "preprocess"
+	Timestamps    []int64         `json:"timestamps"`
+	IntervalSecs  int64           `json:"intervalSeconds"`
 	Percentile    float64         `json:"percentile"`
 	Margin        float64         `json:"margin"`
 	Target        float64         `json:"targetUtilization"`
@@ -69,6 +73,44 @@ type response struct {
 	Periods    []int64           `json:"periods,omitempty"`
 	NanosPerOp []int64           `json:"nanosPerOp,omitempty"`
 	Value      *float64          `json:"value,omitempty"`
+	Start      int64             `json:"start,omitempty"`
+	Values     []float64         `json:"values,omitempty"`
+}
+
+// Crane's history preprocessing (pkg/prediction/dsp/preprocessing.go: fill gaps, keep whole hours, replace
+// extreme outliers) is unexported, so it is reached by linkname: Crane's own code runs, not a copy. Its
+// config argument is a *internalConfig, of which preProcessTimeSeries reads only historyResolution; the
+// mirror below has the same layout (config.go: historyResolution, historyDuration, estimators).
+//
+//go:linkname cranePreProcess github.com/gocrane/crane/pkg/prediction/dsp.preProcessTimeSeries
+func cranePreProcess(ts *common.TimeSeries, config unsafe.Pointer, unit time.Duration) error
+
+type internalConfigMirror struct {
+	historyResolution time.Duration
+	historyDuration   time.Duration
+	estimators        []dsp.Estimator
+}
+
+func preprocess(req request) response {
+	if len(req.Timestamps) != len(req.Samples) {
+		return response{Error: "timestamps and samples differ in length"}
+	}
+	ts := &common.TimeSeries{Samples: make([]common.Sample, len(req.Samples))}
+	for i := range req.Samples {
+		ts.Samples[i] = common.Sample{Timestamp: req.Timestamps[i], Value: req.Samples[i]}
+	}
+	cfg := &internalConfigMirror{historyResolution: time.Duration(req.IntervalSecs) * time.Second}
+	if err := cranePreProcess(ts, unsafe.Pointer(cfg), time.Hour); err != nil {
+		return response{Error: err.Error()}
+	}
+	out := response{Values: make([]float64, len(ts.Samples))}
+	if len(ts.Samples) > 0 {
+		out.Start = ts.Samples[0].Timestamp
+	}
+	for i, s := range ts.Samples {
+		out.Values[i] = s.Value
+	}
+	return out
 }
 
 // percentileEstimate is Crane's percentile model (pkg/prediction/percentile aggregate_signal.go and
@@ -188,6 +230,8 @@ func handle(req request) response {
 			return response{Error: err.Error()}
 		}
 		return response{Value: &v}
+	case "preprocess":
+		return preprocess(req)
 	case "acf":
 		return response{ACF: dsp.AutoCorrelation(req.Samples)}
 	case "period":
