@@ -76,6 +76,8 @@ function parseGates(text: string): { perVPAConfig: boolean } {
   return gates;
 }
 
+const NUMERIC_FIELDS = ['cpuCores', 'cpuMillicores', 'memoryBytes', 'oomMemoryRequestBytes'] as const;
+
 async function readEvents(input: string, io: CommandIO): Promise<UsageEvent[]> {
   const stream = input === '-' ? io.stdin : createReadStream(input);
   const events: UsageEvent[] = [];
@@ -102,6 +104,10 @@ async function readEvents(input: string, io: CommandIO): Promise<UsageEvent[]> {
     } catch (e) {
       throw new UsageError(`${input === '-' ? 'stdin' : input}:${lineNo}: ${(e as Error).message}`);
     }
+    // The model drops a negative sample as upstream's does (the differential oracle relies on that), but in
+    // a file it is a broken input, not a sample: refuse it with its line rather than answer with exit 0.
+    const negative = NUMERIC_FIELDS.find((k) => typeof (obj as Record<string, unknown>)[k] === 'number' && ((obj as Record<string, number>)[k] as number) < 0);
+    if (negative) throw new UsageError(`${input === '-' ? 'stdin' : input}:${lineNo}: ${negative} must not be negative`);
   }
   // Replay in time order whatever the file's order: the model drops a memory sample older than its
   // window and keeps per-container "last sample" state, so feeding the same events in another order would

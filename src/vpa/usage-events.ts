@@ -21,10 +21,7 @@ const KNOWN = new Set<string>(['time', 'container', 'pod', 'labels', ...VALUE_FI
 function num(v: unknown, field: string, integer: boolean): number {
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`${field} must be a finite number`);
   if (integer && !Number.isSafeInteger(v)) throw new Error(`${field} must be an integer`);
-  // Negative usage is a broken input, not a sample: refused here so the file and line are named,
-  // rather than dropped by the model (upstream's AddSample ignores it) with exit 0.
-  if (v < 0) throw new Error(`${field} must not be negative`);
-  if (v > 9e15) throw new Error(`${field} is out of range`);
+  if (Math.abs(v) > 9e15) throw new Error(`${field} is out of range`);
   return v;
 }
 
