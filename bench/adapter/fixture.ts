@@ -1,7 +1,7 @@
 // The benchmark's cluster: 1,000 EHPAs in 100 namespaces, 10 pods each (10,000 pods), and a 2-hour forecast
 // per EHPA at one-minute resolution. Written as JSON so our adapter and the Go reference load the same data.
-import type { EffectiveHorizontalPodAutoscaler } from '../../src/ehpa/types.ts';
-import type { TimeSeriesPrediction } from '../../src/prediction/types.ts';
+import type { EffectiveHorizontalPodAutoscaler } from '../../src/api/ehpa.ts';
+import type { TimeSeriesPrediction } from '../../src/api/prediction.ts';
 import type { AdapterSources, PodLike } from '../../src/adapter/providers/sources.ts';
 import type { LabelSelector } from '../../src/selectors/label-selector.ts';
 

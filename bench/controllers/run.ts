@@ -12,7 +12,7 @@ import { buildDesiredHpa } from '../../src/ehpa/desired-hpa.ts';
 import { buildDesiredTsp } from '../../src/ehpa/desired-tsp.ts';
 import { buildStatus } from '../../src/ehpa/status.ts';
 import { validateEhpa } from '../../src/ehpa/validation.ts';
-import type { EffectiveHorizontalPodAutoscaler } from '../../src/ehpa/types.ts';
+import type { EffectiveHorizontalPodAutoscaler } from '../../src/api/ehpa.ts';
 import { semanticEqual } from '../../src/kube/semantic-equal.ts';
 
 const N = 1000;

@@ -2,7 +2,7 @@
 // forecasts, what the cron says, what the real HPA decided and why, and the VPA's memory target. Reading
 // objects is the edge (`readTick`); turning them into a Tick and a line is pure.
 import type { RestClient } from '../../test/e2e/harness/index.ts';
-import type { TimeSeriesPrediction } from '../../src/prediction/types.ts';
+import type { TimeSeriesPrediction } from '../../src/api/prediction.ts';
 import { maxForecastInWindow, readyPredictionSeries } from '../../src/metrics/forecast-window.ts';
 import { parseQuantity } from '../../src/quantity/index.ts';
 

@@ -1,6 +1,6 @@
 // The demo's objects (pure): a Deployment with CPU and memory requests, an EHPA with DSP prediction, a
 // cron window that opens shortly after start, min/max, and a VPA in updateMode Off for memory.
-import type { EffectiveHorizontalPodAutoscaler } from '../../src/ehpa/types.ts';
+import type { EffectiveHorizontalPodAutoscaler } from '../../src/api/ehpa.ts';
 
 export const NAMESPACE = 'demo';
 export const WORKLOAD = 'web';

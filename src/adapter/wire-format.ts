@@ -1,5 +1,6 @@
 // JSON bodies of the metrics APIs: discovery (docs/metrics-api.md §1.2–1.5) and the value lists of
 // custom.metrics.k8s.io v1beta1/v1beta2 and external.metrics.k8s.io v1beta1 (§3.1–3.4).
+import { metaTime } from '../api/meta.ts';
 import { formatMilliQuantity } from '../metrics/milli-quantity.ts';
 import { CUSTOM_GROUP, EXTERNAL_GROUP } from './request-info.ts';
 import type { CustomValue, ExternalValue } from './providers/provider.ts';
@@ -43,10 +44,6 @@ export function externalResourceList(names: string[]) {
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${EXTERNAL_GROUP}/v1beta1`, resources };
 }
 
-/** metav1.Time: RFC 3339, UTC, whole seconds. */
-export function metaTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
 
 const DEFAULT_WINDOW = 60;
 

@@ -1,7 +1,11 @@
 // The parts of `autoscaling/v2` HorizontalPodAutoscaler and the `/scale` subresource we read and write,
 // as plain JSON (times are RFC 3339 strings, quantities are strings).
 import type { V2HorizontalPodAutoscalerBehavior, V2MetricSpec, V2MetricStatus } from '@kubernetes/client-node';
-import type { CrossVersionObjectReference, ObjectMeta } from './types.ts';
+import type { CrossVersionObjectReference, ObjectMeta } from './meta.ts';
+import type { EHPA_API_VERSION, SUBSTITUTE_KIND } from './ehpa.ts';
+
+export const HPA_API_VERSION = 'autoscaling/v2';
+export const HPA_PLURAL = 'horizontalpodautoscalers';
 
 export interface HpaCondition {
   type: string;
@@ -12,7 +16,7 @@ export interface HpaCondition {
 }
 
 export interface HorizontalPodAutoscaler {
-  apiVersion: 'autoscaling/v2';
+  apiVersion: typeof HPA_API_VERSION;
   kind: 'HorizontalPodAutoscaler';
   metadata: ObjectMeta;
   spec: {
@@ -43,8 +47,8 @@ export interface Scale {
 
 /** Crane's Substitute: a stand-in scale target so the HPA computes replicas without acting (docs/crane-behaviour.md §B.5). */
 export interface Substitute {
-  apiVersion: 'autoscaling.crane.io/v1alpha1';
-  kind: 'Substitute';
+  apiVersion: typeof EHPA_API_VERSION;
+  kind: typeof SUBSTITUTE_KIND;
   metadata: ObjectMeta;
   spec: { substituteTargetRef: CrossVersionObjectReference; replicas?: number };
   status?: { labelSelector?: string; replicas?: number };

@@ -1,21 +1,21 @@
 // EffectiveHorizontalPodAutoscaler (`autoscaling.crane.io/v1alpha1`) as Crane defines it, so Crane's
 // manifests apply unchanged (docs/crane-behaviour.md §A). Shared by the controller and the adapter.
 import type { V2MetricSpec, V2HorizontalPodAutoscalerBehavior } from '@kubernetes/client-node';
+import type { Condition, CrossVersionObjectReference, ObjectMeta } from './meta.ts';
+import type { PredictionAlgorithm } from './prediction.ts';
 
 export const EHPA_GROUP = 'autoscaling.crane.io';
 export const EHPA_VERSION = 'v1alpha1';
 export const EHPA_PLURAL = 'effectivehorizontalpodautoscalers';
 export const EHPA_KIND = 'EffectiveHorizontalPodAutoscaler';
+export const EHPA_API_VERSION = `${EHPA_GROUP}/${EHPA_VERSION}` as const;
+/** Crane's Substitute lives in the EHPA's group and version (docs/crane-behaviour.md §B.5). */
+export const SUBSTITUTE_KIND = 'Substitute';
+export const SUBSTITUTE_PLURAL = 'substitutes';
 /** Label Crane puts on the backing HPA and uses as the Pods metric selector (§B.2, §C.3). */
 export const EHPA_UID_LABEL = 'autoscaling.crane.io/effective-hpa-uid';
 
 export type ScaleStrategy = 'Auto' | 'Preview';
-
-export interface CrossVersionObjectReference {
-  apiVersion?: string;
-  kind: string;
-  name: string;
-}
 
 export interface CronSpec {
   name?: string;
@@ -26,47 +26,6 @@ export interface CronSpec {
   start?: string;
   end?: string;
   targetReplicas?: number;
-}
-
-export interface DspEstimators {
-  maxValue?: { marginFraction?: string }[];
-  fft?: {
-    marginFraction?: string;
-    lowAmplitudeThreshold?: string;
-    highFrequencyThreshold?: string;
-    minNumOfSpectrumItems?: number;
-    maxNumOfSpectrumItems?: number;
-  }[];
-}
-
-export interface DspSpec {
-  sampleInterval?: string;
-  historyLength?: string;
-  estimators?: DspEstimators;
-}
-
-export interface PercentileSpec {
-  aggregated?: boolean;
-  historyLength?: string;
-  sampleInterval?: string;
-  minSampleWeight?: string;
-  marginFraction?: string;
-  percentile?: string;
-  targetUtilization?: string;
-  histogram?: {
-    maxValue?: string;
-    epsilon?: string;
-    halfLife?: string;
-    bucketSize?: string;
-    firstBucketSize?: string;
-    bucketSizeGrowthRatio?: string;
-  };
-}
-
-export interface PredictionAlgorithm {
-  algorithmType?: 'dsp' | 'percentile' | string;
-  dsp?: DspSpec;
-  percentile?: PercentileSpec;
 }
 
 export interface PredictionSpec {
@@ -86,40 +45,11 @@ export interface EhpaSpec {
   prediction?: PredictionSpec;
 }
 
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
-
 export interface EhpaStatus {
   expectReplicas?: number;
   currentReplicas?: number;
   lastScaleTime?: string;
   conditions?: Condition[];
-}
-
-export interface ObjectMeta {
-  name: string;
-  namespace: string;
-  uid?: string;
-  generation?: number;
-  resourceVersion?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  ownerReferences?: {
-    apiVersion: string;
-    kind: string;
-    name: string;
-    uid: string;
-    controller?: boolean;
-    blockOwnerDeletion?: boolean;
-  }[];
 }
 
 export interface EffectiveHorizontalPodAutoscaler {

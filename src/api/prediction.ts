@@ -1,11 +1,54 @@
 // TimeSeriesPrediction (`prediction.crane.io/v1alpha1`) as Crane defines it (docs/crane-behaviour.md
 // §D.1). Written by the prediction controller, read by the adapter's `crane_pod_cpu_usage` provider.
-import type { Condition, ObjectMeta, PredictionAlgorithm } from '../ehpa/types.ts';
+import type { Condition, ObjectMeta } from './meta.ts';
+
+/** The algorithm block shared by an EHPA's spec.prediction and a TSP's metrics (docs/crane-behaviour.md §D.5, §E.1). */
+export interface DspEstimators {
+  maxValue?: { marginFraction?: string }[];
+  fft?: {
+    marginFraction?: string;
+    lowAmplitudeThreshold?: string;
+    highFrequencyThreshold?: string;
+    minNumOfSpectrumItems?: number;
+    maxNumOfSpectrumItems?: number;
+  }[];
+}
+
+export interface DspSpec {
+  sampleInterval?: string;
+  historyLength?: string;
+  estimators?: DspEstimators;
+}
+
+export interface PercentileSpec {
+  aggregated?: boolean;
+  historyLength?: string;
+  sampleInterval?: string;
+  minSampleWeight?: string;
+  marginFraction?: string;
+  percentile?: string;
+  targetUtilization?: string;
+  histogram?: {
+    maxValue?: string;
+    epsilon?: string;
+    halfLife?: string;
+    bucketSize?: string;
+    firstBucketSize?: string;
+    bucketSizeGrowthRatio?: string;
+  };
+}
+
+export interface PredictionAlgorithm {
+  algorithmType?: 'dsp' | 'percentile' | string;
+  dsp?: DspSpec;
+  percentile?: PercentileSpec;
+}
 
 export const TSP_GROUP = 'prediction.crane.io';
 export const TSP_VERSION = 'v1alpha1';
 export const TSP_PLURAL = 'timeseriespredictions';
 export const TSP_KIND = 'TimeSeriesPrediction';
+export const TSP_API_VERSION = `${TSP_GROUP}/${TSP_VERSION}` as const;
 
 export interface PredictionMetricSpec {
   resourceIdentifier: string;

@@ -1,13 +1,15 @@
 // Read-only views over the shared informer caches for other loops of the process (the metrics adapter's
 // providers): the same caches the controllers use, so the adapter costs no extra watches. Method names
 // and shapes follow the adapter's `AdapterSources`, minus observed usage, which is the adapter's business.
-import type { EffectiveHorizontalPodAutoscaler, CrossVersionObjectReference } from '../ehpa/types.ts';
-import type { PodLike } from '../ehpa/pod-requests.ts';
-import type { TimeSeriesPrediction } from '../prediction/types.ts';
-import type { ResourceDiscovery } from './discovery.ts';
-import { InformerRegistry, KINDS } from './informers.ts';
-import type { KubeApiClient } from './api-client.ts';
-import { ScaleClient } from './scale-client.ts';
+import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
+import type { CrossVersionObjectReference } from '../api/meta.ts';
+import type { PodLike } from '../api/pod.ts';
+import type { TimeSeriesPrediction } from '../api/prediction.ts';
+import type { ResourceDiscovery } from '../kube/discovery.ts';
+import { InformerRegistry } from '../kube/informers.ts';
+import { KINDS } from '../api/kinds.ts';
+import type { KubeApiClient } from '../kube/api-client.ts';
+import { ScaleClient } from '../kube/scale-client.ts';
 
 export interface ClusterReads {
   getEhpa(namespace: string, name: string): EffectiveHorizontalPodAutoscaler | undefined;

@@ -10,10 +10,10 @@ import { startAdapterFromFlags } from '../adapter/start-from-flags.ts';
 import type { MetricsAdapterHandle } from '../adapter/server.ts';
 import type { AdapterSources } from '../adapter/providers/sources.ts';
 import { observedPodCpuMillis } from '../adapter/observed-usage.ts';
-import { clusterReads } from '../kube/cluster-reads.ts';
+import { clusterReads } from './cluster-reads.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { PrometheusHistory } from '../prediction/history/prometheus.ts';
-import { EHPA_GROUP, EHPA_KIND, EHPA_VERSION } from '../ehpa/types.ts';
+import { EHPA_GROUP, EHPA_KIND, EHPA_VERSION } from '../api/ehpa.ts';
 import type { KubeContext } from './serve-controllers.ts';
 
 export const SERVE_ADAPTER_FLAGS: readonly FlagSpec[] = [

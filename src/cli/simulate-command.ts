@@ -8,7 +8,7 @@ import { parseSeriesCsv, SeriesCsvError } from '../prediction/series-csv.ts';
 import { parseEhpaYaml, podCpuRequestFromAnnotation, POD_CPU_REQUEST_ANNOTATION, SimulationInputError } from '../simulate/ehpa-input.ts';
 import { defaultReplayStart, simulate, type SimulationResult } from '../simulate/simulate.ts';
 import { renderSvg } from '../simulate/svg-plot.ts';
-import { quantityMilli } from '../kube/semantic-equal.ts';
+import { quantityMilli } from '../quantity/index.ts';
 import { CronWindowError } from '../cron/cron-window.ts';
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:\d{2})?$/;

@@ -3,9 +3,9 @@
 import type { Logger } from 'pino';
 import { ControllerRunner, objectKey } from '../kube/controller-runner.ts';
 import type { KubeObject, SharedInformer } from '../kube/informers.ts';
-import { EHPA_KIND } from './types.ts';
+import { EHPA_KIND } from '../api/ehpa.ts';
 import type { EhpaReconciler } from './reconciler.ts';
-import type { PodLike } from './pod-requests.ts';
+import type { PodLike } from '../api/pod.ts';
 
 interface Owned extends KubeObject {
   metadata: KubeObject['metadata'] & { ownerReferences?: { kind: string; name: string; controller?: boolean }[] };

@@ -1,18 +1,17 @@
 // The backing HPA an EHPA wants (docs/crane-behaviour.md §B.2, §B.3), built without I/O: the pods'
 // CPU requests come in as a summary, so the same EHPA and pods always give the same HPA.
 import type { V2HorizontalPodAutoscalerBehavior, V2HPAScalingRules, V2MetricSpec } from '@kubernetes/client-node';
-import type { HorizontalPodAutoscaler } from './hpa-types.ts';
+import { HPA_API_VERSION, type HorizontalPodAutoscaler } from '../api/autoscaling.ts';
 import {
   CRON_METRIC,
   CRON_TARGET_AVERAGE_VALUE,
   POD_CPU_USAGE_METRIC,
-  SUBSTITUTE_KIND,
   controllerOwnerReference,
   cronMetricSelector,
   ownedLabels,
   ownedObjectName,
 } from './naming.ts';
-import { EHPA_GROUP, EHPA_UID_LABEL, EHPA_VERSION, predictionEnabled, type EffectiveHorizontalPodAutoscaler } from './types.ts';
+import { EHPA_API_VERSION, EHPA_UID_LABEL, SUBSTITUTE_KIND, predictionEnabled, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 
 /** CPU requests of the target's pods, summed the way Crane's `GetPodsRequests` does (§B.3). */
 export interface PodCpuRequests {
@@ -161,7 +160,7 @@ export function buildDesiredHpa(input: DesiredHpaInput): { hpa: HorizontalPodAut
   const { metrics, problem } = buildHpaMetrics(ehpa, input.podCpuRequests);
   const preview = ehpa.spec.scaleStrategy === 'Preview';
   const hpa: HorizontalPodAutoscaler = {
-    apiVersion: 'autoscaling/v2',
+    apiVersion: HPA_API_VERSION,
     kind: 'HorizontalPodAutoscaler',
     metadata: {
       name,
@@ -174,7 +173,7 @@ export function buildDesiredHpa(input: DesiredHpaInput): { hpa: HorizontalPodAut
     },
     spec: {
       scaleTargetRef: preview
-        ? { apiVersion: `${EHPA_GROUP}/${EHPA_VERSION}`, kind: SUBSTITUTE_KIND, name }
+        ? { apiVersion: EHPA_API_VERSION, kind: SUBSTITUTE_KIND, name }
         : { ...ehpa.spec.scaleTargetRef },
       minReplicas: ehpa.spec.minReplicas ?? 1,
       maxReplicas: ehpa.spec.maxReplicas,

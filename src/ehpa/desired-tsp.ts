@@ -13,8 +13,8 @@ import {
   ownedObjectName,
 } from './naming.ts';
 import { hasPredictableCpuMetric } from './desired-hpa.ts';
-import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from './types.ts';
-import { TSP_GROUP, TSP_KIND, TSP_VERSION, type PredictionMetricSpec, type TimeSeriesPrediction } from '../prediction/types.ts';
+import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
+import { TSP_GROUP, TSP_KIND, TSP_VERSION, type PredictionMetricSpec, type TimeSeriesPrediction } from '../api/prediction.ts';
 
 /** User PromQL override, Crane's `metric-query.autoscaling.crane.io/<metricIdentifier>` (§B.3). */
 export const METRIC_QUERY_ANNOTATION_PREFIX = 'metric-query.autoscaling.crane.io/';

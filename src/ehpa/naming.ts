@@ -1,7 +1,7 @@
 // Names, labels and metric identifiers that tie an EHPA to the objects the controller makes and to the
 // metrics the adapter serves. One place, so the controller and the adapter cannot drift apart
 // (docs/crane-behaviour.md §B.2, §B.3, §B.4, §C.3, §C.4).
-import { EHPA_GROUP, EHPA_KIND, EHPA_UID_LABEL, EHPA_VERSION, type EffectiveHorizontalPodAutoscaler } from './types.ts';
+import { EHPA_GROUP, EHPA_KIND, EHPA_UID_LABEL, EHPA_VERSION, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 
 export const MANAGED_BY = 'effective-hpa-controller';
 export const LABEL_NAME = 'app.kubernetes.io/name';
@@ -23,8 +23,6 @@ export const CRON_TARGET_AVERAGE_VALUE = '1';
 /** Annotation Crane writes with the YAML of the HPA's currentMetrics (§B.1). */
 export const CURRENT_METRICS_ANNOTATION = 'autoscaling.crane.io/effective-hpa-current-metrics';
 
-export const SUBSTITUTE_KIND = 'Substitute';
-export const SUBSTITUTE_PLURAL = 'substitutes';
 
 /** The backing HPA, TSP and Substitute all carry this name (§B.2, §B.4, §B.5). */
 export function ownedObjectName(ehpaName: string): string {

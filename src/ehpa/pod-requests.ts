@@ -1,17 +1,8 @@
 // Which pods a converted CPU target is averaged over, and their summed CPU requests (docs/crane-behaviour.md §B.3). Pure: the
 // caller passes pods from the informer cache and the current time.
-import { quantityMilli } from '../kube/semantic-equal.ts';
+import { quantityMilli } from '../quantity/index.ts';
 import type { PodCpuRequests } from './desired-hpa.ts';
-
-/** The fields of a core/v1 Pod this module reads (plain JSON from the API). */
-export interface PodLike {
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; deletionTimestamp?: string };
-  spec?: { containers?: { name: string; resources?: { requests?: Record<string, string> } }[] };
-  status?: {
-    phase?: string;
-    conditions?: { type: string; status: string; lastTransitionTime?: string }[];
-  };
-}
+import type { PodLike } from '../api/pod.ts';
 
 /** Crane's "available": Running, Ready=True, not terminating, Ready for more than 30 s. */
 export const AVAILABLE_AFTER_MS = 30_000;

@@ -1,6 +1,6 @@
 // Which EHPA labels and annotations are copied onto the backing HPA: craned's
 // --ehpa-propagation-{label,annotation}-prefixes and --ehpa-propagation-{labels,annotations} (docs/crane-behaviour.md §B.2).
-import type { EffectiveHorizontalPodAutoscaler } from './types.ts';
+import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 
 export interface PropagationConfig {
   labelPrefixes: readonly string[];

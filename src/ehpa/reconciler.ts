@@ -11,15 +11,15 @@ import { forecastFor } from '../metrics/workload-cpu-forecast.ts';
 import type { ScaleClient } from '../kube/scale-client.ts';
 import { semanticEqual } from '../kube/semantic-equal.ts';
 import type { StatusWriter } from '../kube/status-writer.ts';
-import type { TimeSeriesPrediction } from '../prediction/types.ts';
-import { TSP_PLURAL } from '../prediction/types.ts';
+import { TSP_API_VERSION, TSP_PLURAL, type TimeSeriesPrediction } from '../api/prediction.ts';
 import { buildDesiredHpa, hasPredictableCpuMetric, type PodCpuRequests } from './desired-hpa.ts';
 import { buildDesiredTsp } from './desired-tsp.ts';
-import type { HorizontalPodAutoscaler, Scale, Substitute } from './hpa-types.ts';
-import { POD_CPU_USAGE_METRIC, SUBSTITUTE_PLURAL, controllerOwnerReference, ownedLabels, ownedObjectName } from './naming.ts';
-import { summarizeCpuRequests, type PodLike } from './pod-requests.ts';
+import { HPA_API_VERSION, HPA_PLURAL, type HorizontalPodAutoscaler, type Scale, type Substitute } from '../api/autoscaling.ts';
+import { POD_CPU_USAGE_METRIC, controllerOwnerReference, ownedLabels, ownedObjectName } from './naming.ts';
+import { summarizeCpuRequests } from './pod-requests.ts';
+import type { PodLike } from '../api/pod.ts';
 import { buildStatus, type StatusInput } from './status.ts';
-import { EHPA_PLURAL, type EffectiveHorizontalPodAutoscaler, type EhpaStatus } from './types.ts';
+import { EHPA_API_VERSION, EHPA_PLURAL, SUBSTITUTE_KIND, SUBSTITUTE_PLURAL, type EffectiveHorizontalPodAutoscaler, type EhpaStatus } from '../api/ehpa.ts';
 import { validateEhpa } from './validation.ts';
 
 export interface EhpaReconcilerDeps {
@@ -43,8 +43,6 @@ export interface EhpaReconcilerDeps {
   /** Labels/annotations to copy from the EHPA to the HPA (craned's propagation flags). */
   propagate?: (ehpa: EffectiveHorizontalPodAutoscaler) => { labels?: Record<string, string>; annotations?: Record<string, string> };
 }
-
-const EHPA_API = 'autoscaling.crane.io/v1alpha1';
 
 function ownerUid(obj: { metadata: { ownerReferences?: { uid: string; controller?: boolean }[] } }): string | undefined {
   return obj.metadata.ownerReferences?.find((r) => r.controller)?.uid;
@@ -190,7 +188,7 @@ export class EhpaReconciler {
   private async reconcileHpa(ehpa: EffectiveHorizontalPodAutoscaler, scale: Scale) {
     const ns = ehpa.metadata.namespace;
     const { hpa: desired, problem } = buildDesiredHpa({ ehpa, podCpuRequests: this.podRequests(ehpa, scale), propagate: this.d.propagate?.(ehpa) });
-    const path = resourcePath('autoscaling/v2', 'horizontalpodautoscalers', ns);
+    const path = resourcePath(HPA_API_VERSION, HPA_PLURAL, ns);
     const existing = this.d.hpas.get(ns, desired.metadata.name);
     const appliedKey = `hpa/${ns}/${desired.metadata.name}`;
     let hpa: HorizontalPodAutoscaler | undefined = existing;
@@ -238,7 +236,7 @@ export class EhpaReconciler {
     const existing = this.d.tsps.get(ns, name);
     // Crane never deletes the TSP when prediction is turned off; GC removes it with the EHPA (§B.4).
     if (!desired) return existing && ownerUid(existing) === ehpa.metadata.uid ? existing : undefined;
-    const path = resourcePath('prediction.crane.io/v1alpha1', TSP_PLURAL, ns);
+    const path = resourcePath(TSP_API_VERSION, TSP_PLURAL, ns);
     const appliedKey = `tsp/${ns}/${name}`;
     try {
       if (!existing) {
@@ -268,13 +266,13 @@ export class EhpaReconciler {
   private async reconcileSubstitute(ehpa: EffectiveHorizontalPodAutoscaler, scale: Scale): Promise<void> {
     const ns = ehpa.metadata.namespace;
     const name = ownedObjectName(ehpa.metadata.name);
-    const path = resourcePath(EHPA_API, SUBSTITUTE_PLURAL, ns);
+    const path = resourcePath(EHPA_API_VERSION, SUBSTITUTE_PLURAL, ns);
     let sub = this.d.substitutes.get(ns, name);
     try {
       if (!sub) {
         sub = await this.d.client.create<Substitute>(path, {
-          apiVersion: EHPA_API,
-          kind: 'Substitute',
+          apiVersion: EHPA_API_VERSION,
+          kind: SUBSTITUTE_KIND,
           metadata: { name, namespace: ns, labels: ownedLabels(ehpa), ownerReferences: [controllerOwnerReference(ehpa)] },
           spec: { substituteTargetRef: { ...ehpa.spec.scaleTargetRef }, replicas: scale.status.replicas },
         });
@@ -296,7 +294,7 @@ export class EhpaReconciler {
   }
 
   private async writeStatus(ehpa: EffectiveHorizontalPodAutoscaler, input: Omit<StatusInput, 'ehpa' | 'nowMs'>): Promise<void> {
-    const path = resourcePath(EHPA_API, EHPA_PLURAL, ehpa.metadata.namespace, ehpa.metadata.name);
+    const path = resourcePath(EHPA_API_VERSION, EHPA_PLURAL, ehpa.metadata.namespace, ehpa.metadata.name);
     const nowMs = this.now();
     try {
       let last: EhpaStatus | undefined;

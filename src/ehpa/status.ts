@@ -1,9 +1,10 @@
 // The EHPA status a reconcile wants to write (docs/crane-behaviour.md §A.2, §B.1). Unlike Crane,
 // a condition keeps its lastTransitionTime while its status is unchanged, so an unchanged reconcile
 // writes nothing, and lastScaleTime follows the HPA in Auto mode too (Crane leaves it unset, §A.2).
-import type { HorizontalPodAutoscaler } from './hpa-types.ts';
-import type { Condition, EffectiveHorizontalPodAutoscaler, EhpaStatus } from './types.ts';
-import type { TimeSeriesPrediction } from '../prediction/types.ts';
+import type { HorizontalPodAutoscaler } from '../api/autoscaling.ts';
+import { metaTime, upsertCondition, type Condition } from '../api/meta.ts';
+import type { EffectiveHorizontalPodAutoscaler, EhpaStatus } from '../api/ehpa.ts';
+import type { TimeSeriesPrediction } from '../api/prediction.ts';
 import type { WorkloadCpuForecast } from '../metrics/workload-cpu-forecast.ts';
 
 export const READY = 'Ready';
@@ -13,10 +14,6 @@ export const PREDICTION_FALLBACK = 'PredictionFallback';
 export const READY_REASON = 'EffectiveHorizontalPodAutoscalerReady';
 export const READY_MESSAGE = 'Effective HPA is ready';
 
-/** metav1.Time text: RFC 3339 at whole seconds. */
-export function metaTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 export interface StatusInput {
   ehpa: EffectiveHorizontalPodAutoscaler;
@@ -38,16 +35,6 @@ export interface StatusInput {
   cpuForecast?: WorkloadCpuForecast;
 }
 
-/** Upsert by type; lastTransitionTime moves only when the status flips. */
-export function upsertCondition(
-  previous: readonly Condition[] | undefined,
-  next: Omit<Condition, 'lastTransitionTime'>,
-  nowMs: number,
-): Condition {
-  const old = previous?.find((c) => c.type === next.type);
-  const lastTransitionTime = old && old.status === next.status && old.lastTransitionTime ? old.lastTransitionTime : metaTime(nowMs);
-  return { ...next, lastTransitionTime };
-}
 
 // metav1.Condition requires a reason matching this pattern; HPA conditions always have one, but a copy
 // from an object someone else wrote must not make our status write fail validation.

@@ -1,7 +1,7 @@
 // What is wrong with an EHPA before we touch the cluster for it. Each problem becomes a condition and an
 // event on that EHPA only; the others keep being reconciled.
 import { cronExpressionError } from '../cron/standard-cron.ts';
-import type { EffectiveHorizontalPodAutoscaler } from './types.ts';
+import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 
 export interface SpecProblem {
   /** Condition reason: `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`. */

@@ -4,18 +4,8 @@
 import { ListWatch, Watch, type Informer, type KubernetesListObject, type KubernetesObject, type ObjectCache } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { resourcePath, type KubeApiClient } from './api-client.ts';
+import type { KindRef } from '../api/meta.ts';
 
-export interface KindRef {
-  apiVersion: string;
-  plural: string;
-  /** Server-side field selector for both the list and the watch (e.g. `reason=Evicted` on events). */
-  fieldSelector?: string;
-  /**
-   * A best-effort feed: retried like any other, but not waited for before the controllers start and not
-   * part of readiness, so a missing permission on it cannot stall everything else.
-   */
-  optional?: boolean;
-}
 
 export type Handler<T> = (obj: T) => void;
 
@@ -174,16 +164,3 @@ export class InformerRegistry {
     await Promise.all([...this.informers.values()].map((i) => i.stop()));
   }
 }
-
-/** Kinds the controllers and the adapter share. */
-export const KINDS = {
-  ehpa: { apiVersion: 'autoscaling.crane.io/v1alpha1', plural: 'effectivehorizontalpodautoscalers' },
-  substitute: { apiVersion: 'autoscaling.crane.io/v1alpha1', plural: 'substitutes' },
-  tsp: { apiVersion: 'prediction.crane.io/v1alpha1', plural: 'timeseriespredictions' },
-  hpa: { apiVersion: 'autoscaling/v2', plural: 'horizontalpodautoscalers' },
-  pod: { apiVersion: 'v1', plural: 'pods' },
-  vpa: { apiVersion: 'autoscaling.k8s.io/v1', plural: 'verticalpodautoscalers' },
-  vpaCheckpoint: { apiVersion: 'autoscaling.k8s.io/v1', plural: 'verticalpodautoscalercheckpoints' },
-  /** Kubelet eviction events only: the VPA recommender reads memory-pressure evictions as OOMs. */
-  evictionEvent: { apiVersion: 'v1', plural: 'events', fieldSelector: 'reason=Evicted', optional: true },
-} as const satisfies Record<string, KindRef>;

@@ -2,8 +2,8 @@
 // `subresources.scale`), found through discovery, like Crane's GetScale (docs/crane-behaviour.md §B.1, §G).
 import { resourcePath, type KubeApiClient } from './api-client.ts';
 import { type ResourceDiscovery, UnknownKindError } from './discovery.ts';
-import type { Scale } from '../ehpa/hpa-types.ts';
-import type { CrossVersionObjectReference } from '../ehpa/types.ts';
+import type { Scale } from '../api/autoscaling.ts';
+import type { CrossVersionObjectReference } from '../api/meta.ts';
 
 export class ScaleClient {
   constructor(

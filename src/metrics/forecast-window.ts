@@ -1,6 +1,6 @@
 // The value a forecast contributes to scaling: the largest predicted point inside the prediction window,
 // as Crane's metric adapter computes it (docs/crane-behaviour.md §C.2, §C.3). Pure: `nowMs` comes in.
-import type { PredictionMetricStatus, TimeSeriesPrediction } from '../prediction/types.ts';
+import type { PredictionMetricStatus, TimeSeriesPrediction } from '../api/prediction.ts';
 
 export type ForecastProblem =
   | { reason: 'NotReady'; message: string }

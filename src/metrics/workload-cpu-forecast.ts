@@ -2,8 +2,8 @@
 // workload CPU in [now, now + window] from the EHPA's one TimeSeriesPrediction, or why there is none. One
 // pure function shared by the adapter (which serves it, or falls back) and the EHPA controller (which
 // reports the fallback as a condition), so the two can never disagree about "is the forecast usable".
-import type { EffectiveHorizontalPodAutoscaler } from '../ehpa/types.ts';
-import type { TimeSeriesPrediction } from '../prediction/types.ts';
+import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
+import type { TimeSeriesPrediction } from '../api/prediction.ts';
 import { maxForecastInWindow, readyPredictionSeries, type ForecastProblem } from './forecast-window.ts';
 
 export const POD_CPU_METRIC = 'crane_pod_cpu_usage';

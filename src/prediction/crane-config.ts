@@ -2,7 +2,7 @@
 // rules (docs/crane-behaviour.md §D.5, §E.1): numbers are strconv.ParseFloat strings where "" means the default, durations
 // accept "<N>d" or Go durations, and any error makes Crane fall back to its whole default configuration.
 // The error is returned so the controller can report it; the settings are always usable.
-import type { DspSpec, PercentileSpec } from '../ehpa/types.ts';
+import type { DspSpec, PercentileSpec } from '../api/prediction.ts';
 import { DEFAULT_CRANE_ESTIMATORS, type CraneEstimatorSpec } from './dsp/crane-estimators.ts';
 import { DEFAULT_PERCENTILE_CONFIG, type PercentileConfig } from './percentile/percentile-forecast.ts';
 import type { HistogramOptions } from './percentile/histogram.ts';

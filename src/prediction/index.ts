@@ -13,7 +13,7 @@ import {
 } from './percentile/percentile-forecast.ts';
 
 import { formatGoFixed5 } from './go-format.ts';
-import type { PredictionSample } from './types.ts';
+import type { PredictionSample } from '../api/prediction.ts';
 
 export { formatGoFixed5 } from './go-format.ts';
 export {

@@ -261,6 +261,22 @@ function interpretSuffix(s: string): { base: number; exponent: number; format: Q
   return undefined;
 }
 
+/** resource.ParseQuantity, or undefined where it returns an error (for callers that treat text which is not a
+ *  quantity as "not a quantity" rather than a failure: comparisons, optional fields). */
+export function tryParseQuantity(text: string): Quantity | undefined {
+  try {
+    return parseQuantity(text);
+  } catch (e) {
+    if (e instanceof QuantityParseError || e instanceof RangeError) return undefined;
+    throw e;
+  }
+}
+
+/** Quantity.MilliValue() of a quantity's text (milli-units, rounded up), or undefined if it is not one. */
+export function quantityMilli(text: string): number | undefined {
+  return tryParseQuantity(text)?.milliValue();
+}
+
 /** resource.ParseQuantity. */
 export function parseQuantity(str: string): Quantity {
   if (str.length === 0) throw new QuantityParseError('quantities must match the regular expression');

@@ -1,9 +1,9 @@
 // Reads the EHPA a user wants to try from YAML and checks it with the controller's own validation, so the
 // replay refuses what the server would refuse. Pure: text in, object out; problems are SimulationInputError.
 import { parseAllDocuments } from 'yaml';
-import { EHPA_KIND, type EffectiveHorizontalPodAutoscaler } from '../ehpa/types.ts';
+import { EHPA_KIND, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import { validateEhpa } from '../ehpa/validation.ts';
-import { quantityMilli } from '../kube/semantic-equal.ts';
+import { quantityMilli } from '../quantity/index.ts';
 
 /** Annotation `simulate` reads the pods' CPU request from (the controller ignores it). */
 export const POD_CPU_REQUEST_ANNOTATION = 'simulate.ehpa-adapter.io/pod-cpu-request';

@@ -14,7 +14,7 @@ import {
   type Recommendation,
 } from '../hpa/replica-calculator.ts';
 import { perPodMillis } from '../metrics/forecast-window.ts';
-import { quantityMilli } from '../kube/semantic-equal.ts';
+import { quantityMilli } from '../quantity/index.ts';
 
 /** What the metrics pipeline reports at one HPA sync. */
 export interface MetricReadings {

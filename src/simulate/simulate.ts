@@ -4,7 +4,7 @@
 // metrics, and score both. Pure: the history and every setting come in; time is the data's.
 import type { V2MetricSpec } from '@kubernetes/client-node';
 import { buildDesiredHpa } from '../ehpa/desired-hpa.ts';
-import { predictionEnabled, type EffectiveHorizontalPodAutoscaler } from '../ehpa/types.ts';
+import { predictionEnabled, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import { cronWindowActive } from '../cron/cron-window.ts';
 import { cronReplicas } from '../metrics/cron-replicas.ts';
 import { HpaReplay, replayableMetrics, type ReplayedMetric } from './hpa-replay.ts';

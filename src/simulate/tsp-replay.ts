@@ -3,7 +3,7 @@
 // covers [now, now + window], src/prediction/controller/tsp-reconciler.ts), forecasts [now, now + 2·window]
 // from the history up to now with src/prediction, and keeps the status in the same shape (metricStatus), so
 // the adapter's window-max code (src/metrics/forecast-window.ts) reads it unchanged. Pure: time comes in.
-import type { PredictionAlgorithm } from '../ehpa/types.ts';
+import type { PredictionAlgorithm } from '../api/prediction.ts';
 import { POD_CPU_USAGE_IDENTIFIER } from '../ehpa/naming.ts';
 import {
   dspSettingsFromSpec,
@@ -13,7 +13,7 @@ import {
   type ForecastConfig,
 } from '../prediction/index.ts';
 import { metricStatus, windowInSamples } from '../prediction/controller/tsp-status.ts';
-import type { PredictionMetricStatus } from '../prediction/types.ts';
+import type { PredictionMetricStatus } from '../api/prediction.ts';
 import { maxForecastInWindow, type ForecastResult } from '../metrics/forecast-window.ts';
 
 export interface Series {

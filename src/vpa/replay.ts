@@ -27,6 +27,7 @@ import {
   type RecommendationFormat,
 } from './logic/index.ts';
 import type { UsageEvent } from './usage-events.ts';
+import { VPA_API_VERSION } from '../api/kinds.ts';
 
 /** Upstream's aggregateContainerStateGCInterval. */
 const GC_INTERVAL_MICROS = 3_600_000_000;
@@ -129,7 +130,7 @@ export function replay(
   const cpStates = cluster.checkpointStates(vpa, now);
   for (const name of [...cpStates.keys()].sort()) {
     checkpoints.push({
-      apiVersion: 'autoscaling.k8s.io/v1',
+      apiVersion: VPA_API_VERSION,
       kind: 'VerticalPodAutoscalerCheckpoint',
       metadata: { name: `${vpaName}-${name}`, namespace },
       spec: { vpaObjectName: vpaName, containerName: name },

@@ -12,7 +12,7 @@ import { startResourceMetricsStandin, type ResourceMetricsStandin } from './reso
 import { ehpaObject, ehpaPath, installForServe, post, quantityMilli, startServe, tspPath, waitObj, type Obj } from './scenario-helpers.ts';
 import { maxForecastInWindow, perPodMillis } from '../../src/metrics/forecast-window.ts';
 import { podsAverageValueReplicas, withinTolerance } from '../../src/hpa/replica-calculator.ts';
-import type { TimeSeriesPrediction } from '../../src/prediction/types.ts';
+import type { TimeSeriesPrediction } from '../../src/api/prediction.ts';
 
 const NS = 'pred';
 const TRACE = fileURLToPath(new URL('input1.csv', CRANE_TRACES));

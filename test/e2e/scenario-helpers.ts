@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
 import { installCrds, installManifestRbac, waitFor, type AdapterProcess, type Cluster } from './harness/index.ts';
+import { quantityMilli as parseMilli } from '../../src/quantity/index.ts';
 
 export const EHPA_API = '/apis/autoscaling.crane.io/v1alpha1';
 export const ehpaPath = (ns: string, name = '') => `${EHPA_API}/namespaces/${ns}/effectivehorizontalpodautoscalers${name ? `/${name}` : ''}`;
@@ -115,13 +116,11 @@ export function externalItems(body: unknown): { metricName: string; value: strin
   return (body as { items: { metricName: string; value: string; metricLabels?: Record<string, string> }[] }).items;
 }
 
-/** Quantity string (as the metrics APIs write it) to milli-units. */
+/** Quantity string (as the metrics APIs write it) to milli-units; throws on anything else. */
 export function quantityMilli(q: string): number {
-  const m = /^(\d+(?:\.\d+)?)(m|k|M)?$/.exec(q);
-  if (!m) throw new Error(`unexpected quantity ${q}`);
-  const n = Number(m[1]);
-  const scale = m[2] === 'm' ? 1 : m[2] === 'k' ? 1e6 : m[2] === 'M' ? 1e9 : 1000;
-  return Math.round(n * scale);
+  const milli = parseMilli(q);
+  if (milli === undefined) throw new Error(`unexpected quantity ${q}`);
+  return milli;
 }
 
 export const cronSelector = (ns: string, target: string) =>

@@ -13,8 +13,9 @@ import type { Authorizer, AuthzAttributes, Decision } from '../../src/adapter/au
 import type { UserInfo } from '../../src/adapter/authn.ts';
 import type { AdapterSources, PodLike, PredictionFallbackEvent } from '../../src/adapter/providers/sources.ts';
 import type { LabelSelector } from '../../src/selectors/label-selector.ts';
-import type { CrossVersionObjectReference, EffectiveHorizontalPodAutoscaler } from '../../src/ehpa/types.ts';
-import type { TimeSeriesPrediction } from '../../src/prediction/types.ts';
+import type { CrossVersionObjectReference } from '../../src/api/meta.ts';
+import type { EffectiveHorizontalPodAutoscaler } from '../../src/api/ehpa.ts';
+import type { TimeSeriesPrediction } from '../../src/api/prediction.ts';
 
 export interface TestPki {
   servingCa: KeyedCert;

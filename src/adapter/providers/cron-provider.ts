@@ -5,7 +5,7 @@
 //     else's metric of the same name;
 //   - `crane_autoscaling_cron` (v0.8+), EHPA found from the targetKind/targetName/targetNamespace selector.
 // One semantics for all names, so switching an EHPA between Crane versions never changes its replicas.
-import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../ehpa/types.ts';
+import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
 import { cronWindowActive, CronWindowError } from '../../cron/cron-window.ts';
 import { cronReplicas } from '../../metrics/cron-replicas.ts';
 import { badRequest, MetricError, notFound, unavailable } from '../status.ts';

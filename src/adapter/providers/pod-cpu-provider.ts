@@ -2,8 +2,8 @@
 // forecast of the workload's total CPU over the prediction window, split evenly over its available pods.
 // Where Crane errors (and so freezes the HPA's scale-down while the forecast is missing or stale), we answer
 // with the pods' observed usage by default and report why; `fallback: 'error'` keeps Crane's behaviour.
-import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../ehpa/types.ts';
-import type { TimeSeriesPrediction } from '../../prediction/types.ts';
+import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
+import type { TimeSeriesPrediction } from '../../api/prediction.ts';
 import { perPodMillis } from '../../metrics/forecast-window.ts';
 import { forecastFor, POD_CPU_METRIC } from '../../metrics/workload-cpu-forecast.ts';
 

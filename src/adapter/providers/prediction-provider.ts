@@ -5,7 +5,7 @@
 // reading is trimmed back to float32's 7 significant digits so "2.70000" is 2700m, not 2701m.
 import { maxForecastInWindow, readyPredictionSeries } from '../../metrics/forecast-window.ts';
 import { toMilli } from '../../metrics/milli-quantity.ts';
-import type { TimeSeriesPrediction } from '../../prediction/types.ts';
+import type { TimeSeriesPrediction } from '../../api/prediction.ts';
 import type { AdapterMetrics } from '../adapter-metrics.ts';
 import { badRequest, notFound, unavailable } from '../status.ts';
 import type { ExternalMetricProvider, ExternalQuery, ExternalValue } from './provider.ts';

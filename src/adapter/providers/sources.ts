@@ -1,8 +1,9 @@
 // The narrow read-only view of the cluster the metric providers need. The coordinator binds it to the shared
 // informer caches (src/kube); tests and the benchmark bind it to plain maps. Cache reads may be synchronous;
 // anything that needs a round trip (scale subresource, observed usage) may return a promise.
-import type { CrossVersionObjectReference, EffectiveHorizontalPodAutoscaler } from '../../ehpa/types.ts';
-import type { TimeSeriesPrediction } from '../../prediction/types.ts';
+import type { CrossVersionObjectReference } from '../../api/meta.ts';
+import type { EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
+import type { TimeSeriesPrediction } from '../../api/prediction.ts';
 import type { LabelSelector } from '../../selectors/label-selector.ts';
 
 export type MaybePromise<T> = T | Promise<T>;

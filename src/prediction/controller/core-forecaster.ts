@@ -1,7 +1,7 @@
 // The controller's Forecaster backed by the prediction core (src/prediction/index.ts): Crane's
 // configuration rules for the history window, the DSP forecaster (`auto` estimator selection, or Crane's
 // exact estimators when the algorithm block lists its own) and the percentile estimate.
-import type { PredictionAlgorithm } from '../../ehpa/types.ts';
+import type { PredictionAlgorithm } from '../../api/prediction.ts';
 import { dspSettingsFromSpec, forecast, InvalidSeriesError, percentileSettingsFromSpec, type ForecastConfig } from '../index.ts';
 import { labelKey, type HistorySeries } from '../history/types.ts';
 import type { ForecastWindow, Forecaster } from './forecaster.ts';

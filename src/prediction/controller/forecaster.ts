@@ -1,6 +1,6 @@
 // What the TSP controller needs from a forecasting algorithm, whichever it is. The real DSP and
 // percentile forecasters plug in here; the controller never looks inside.
-import type { PredictionAlgorithm } from '../../ehpa/types.ts';
+import type { PredictionAlgorithm } from '../../api/prediction.ts';
 import type { HistorySeries } from '../history/types.ts';
 
 export interface ForecastWindow {

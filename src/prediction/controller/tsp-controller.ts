@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import { ControllerRunner, objectKey } from '../../kube/controller-runner.ts';
 import type { SharedInformer } from '../../kube/informers.ts';
-import type { TimeSeriesPrediction } from '../types.ts';
+import type { TimeSeriesPrediction } from '../../api/prediction.ts';
 import type { TspReconciler } from './tsp-reconciler.ts';
 
 export function createTspController(o: {

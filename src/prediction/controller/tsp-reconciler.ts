@@ -9,7 +9,7 @@ import type { SharedInformer } from '../../kube/informers.ts';
 import type { StatusWriter } from '../../kube/status-writer.ts';
 import { metricQuery } from '../history/queries.ts';
 import type { HistoryProvider, HistorySeries } from '../history/types.ts';
-import { TSP_GROUP, TSP_PLURAL, TSP_VERSION, type PredictionMetricSpec, type TimeSeriesPrediction } from '../types.ts';
+import { TSP_GROUP, TSP_PLURAL, TSP_VERSION, type PredictionMetricSpec, type TimeSeriesPrediction } from '../../api/prediction.ts';
 import type { Forecaster } from './forecaster.ts';
 import { buildTspStatus, metricStatus, statusUpToDate, type MetricOutcome } from './tsp-status.ts';
 

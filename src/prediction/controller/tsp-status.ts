@@ -1,9 +1,9 @@
 // TimeSeriesPrediction status, written as Crane writes it (docs/crane-behaviour.md §D.2, §D.10):
 // samples as Go "%.5f" strings with unix-second timestamps, a `Ready` condition with reasons, and the
 // freshness rule that decides when the forecast must be refreshed.
-import { upsertCondition } from '../../ehpa/status.ts';
+import { upsertCondition } from '../../api/meta.ts';
 import type { HistorySeries } from '../history/types.ts';
-import type { PredictionMetricStatus, TimeSeriesPrediction, TspStatus } from '../types.ts';
+import type { PredictionMetricStatus, TimeSeriesPrediction, TspStatus } from '../../api/prediction.ts';
 import { formatGoFixed5 } from '../go-format.ts';
 
 export const PREDICT_SUCCEED = 'PredictSucceed';

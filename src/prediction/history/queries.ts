@@ -1,7 +1,7 @@
 // PromQL for a TSP metric (docs/crane-behaviour.md §B.4 built-in templates, §D.2 namers): the
 // workload's CPU from cAdvisor's container_cpu_usage_seconds_total (cores, workload total), its memory
 // from container_memory_working_set_bytes, or the TSP's own expression.
-import type { PredictionMetricSpec, TimeSeriesPrediction } from '../types.ts';
+import type { PredictionMetricSpec, TimeSeriesPrediction } from '../../api/prediction.ts';
 
 export class UnsupportedQueryError extends Error {
   override name = 'UnsupportedQueryError';

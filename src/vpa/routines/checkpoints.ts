@@ -7,8 +7,8 @@ import type { ClusterState, VpaState } from '../model/cluster-state.ts';
 import type { ContainerState } from '../model/container-state.ts';
 import type { Instant } from '../model/go-time.ts';
 import { vpaKey } from './cluster-feeder.ts';
+import { VPA_API_VERSION } from '../../api/kinds.ts';
 
-export const CHECKPOINT_API_VERSION = 'autoscaling.k8s.io/v1';
 
 export function checkpointName(vpaName: string, containerName: string): string {
   return `${vpaName}-${containerName}`;
@@ -52,7 +52,7 @@ export function checkpointStatesIndexed(cluster: ClusterState, vpa: VpaState, no
 export function checkpointObjects(cluster: ClusterState, vpa: VpaState, now: Instant, index?: ContainersByAggregate): VerticalPodAutoscalerCheckpointJSON[] {
   const states = index ? checkpointStatesIndexed(cluster, vpa, now, index) : cluster.checkpointStates(vpa, now);
   return [...states.keys()].sort().map((name) => ({
-    apiVersion: CHECKPOINT_API_VERSION,
+    apiVersion: VPA_API_VERSION,
     kind: 'VerticalPodAutoscalerCheckpoint',
     metadata: { name: checkpointName(vpa.name, name), namespace: vpa.namespace },
     spec: { vpaObjectName: vpa.name, containerName: name },

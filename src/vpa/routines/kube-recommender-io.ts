@@ -12,8 +12,8 @@ import type { EhpaForSplit } from './resource-split.ts';
 import type { VpaStatusJSON } from './vpa-status.ts';
 import type { UsageSource } from './usage-sources.ts';
 import type { TargetSelectors } from './target-selectors.ts';
+import { KINDS, VPA_API_VERSION } from '../../api/kinds.ts';
 
-const VPA_API = 'autoscaling.k8s.io/v1';
 
 export interface KubeRecommenderIOOptions {
   client: KubeApiClient;
@@ -56,28 +56,28 @@ export class KubeRecommenderIO implements RecommenderIO {
   }
 
   async checkpoints(): Promise<VerticalPodAutoscalerCheckpointJSON[]> {
-    const l = await this.o.client.get<{ items: VerticalPodAutoscalerCheckpointJSON[] }>(resourcePath(VPA_API, 'verticalpodautoscalercheckpoints', this.o.namespace));
+    const l = await this.o.client.get<{ items: VerticalPodAutoscalerCheckpointJSON[] }>(resourcePath(VPA_API_VERSION, KINDS.vpaCheckpoint.plural, this.o.namespace));
     return l.items ?? [];
   }
 
   async writeStatus(vpa: VpaObject, status: VpaStatusJSON): Promise<void> {
-    const path = resourcePath(VPA_API, 'verticalpodautoscalers', vpa.metadata.namespace, vpa.metadata.name, 'status');
+    const path = resourcePath(VPA_API_VERSION, KINDS.vpa.plural, vpa.metadata.namespace, vpa.metadata.name, 'status');
     await this.o.client.patch(path, [{ op: 'add', path: '/status', value: status }], 'json');
   }
 
   async writeCheckpoint(cp: VerticalPodAutoscalerCheckpointJSON): Promise<void> {
     const ns = cp.metadata.namespace;
     try {
-      await this.o.client.patch(resourcePath(VPA_API, 'verticalpodautoscalercheckpoints', ns, cp.metadata.name), [{ op: 'add', path: '/status', value: cp.status }], 'json');
+      await this.o.client.patch(resourcePath(VPA_API_VERSION, KINDS.vpaCheckpoint.plural, ns, cp.metadata.name), [{ op: 'add', path: '/status', value: cp.status }], 'json');
     } catch (e) {
       if (!(e instanceof KubeApiError && e.notFound)) throw e;
-      await this.o.client.create(resourcePath(VPA_API, 'verticalpodautoscalercheckpoints', ns), cp);
+      await this.o.client.create(resourcePath(VPA_API_VERSION, KINDS.vpaCheckpoint.plural, ns), cp);
     }
   }
 
   async deleteCheckpoint(namespace: string, name: string): Promise<void> {
     try {
-      await this.o.client.delete(resourcePath(VPA_API, 'verticalpodautoscalercheckpoints', namespace, name));
+      await this.o.client.delete(resourcePath(VPA_API_VERSION, KINDS.vpaCheckpoint.plural, namespace, name));
     } catch (e) {
       if (!(e instanceof KubeApiError && e.notFound)) throw e;
     }
@@ -85,7 +85,7 @@ export class KubeRecommenderIO implements RecommenderIO {
 
   event(vpa: VpaObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
     this.o.events.event(
-      { apiVersion: vpa.apiVersion ?? VPA_API, kind: vpa.kind ?? 'VerticalPodAutoscaler', metadata: { name: vpa.metadata.name, namespace: vpa.metadata.namespace, uid: vpa.metadata.uid, resourceVersion: vpa.metadata.resourceVersion } },
+      { apiVersion: vpa.apiVersion ?? VPA_API_VERSION, kind: vpa.kind ?? 'VerticalPodAutoscaler', metadata: { name: vpa.metadata.name, namespace: vpa.metadata.namespace, uid: vpa.metadata.uid, resourceVersion: vpa.metadata.resourceVersion } },
       type,
       reason,
       message,

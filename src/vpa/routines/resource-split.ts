@@ -2,7 +2,7 @@
 // a CPU recommendation from the VPA would fight it (the HPA's utilisation target is relative to the CPU
 // request the VPA would move), so the VPA recommends memory only. Pure.
 
-/** The parts of an EHPA this decision reads (structurally compatible with src/ehpa/types.ts). */
+/** The parts of an EHPA this decision reads (structurally compatible with src/api/ehpa.ts). */
 export interface EhpaForSplit {
   metadata: { name: string; namespace?: string };
   spec: {

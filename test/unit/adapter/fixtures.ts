@@ -1,6 +1,6 @@
 // Cluster objects for adapter tests: an EHPA with prediction and crons over a 3-pod Deployment.
-import type { EffectiveHorizontalPodAutoscaler } from '../../../src/ehpa/types.ts';
-import type { TimeSeriesPrediction } from '../../../src/prediction/types.ts';
+import type { EffectiveHorizontalPodAutoscaler } from '../../../src/api/ehpa.ts';
+import type { TimeSeriesPrediction } from '../../../src/api/prediction.ts';
 import type { MapSources } from '../../helpers/adapter-fixture.ts';
 
 export const UID = 'f9b92249-eab9-4671-afe0-17925e5987b8';

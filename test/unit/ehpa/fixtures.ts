@@ -1,4 +1,4 @@
-import type { EffectiveHorizontalPodAutoscaler, EhpaSpec } from '../../../src/ehpa/types.ts';
+import type { EffectiveHorizontalPodAutoscaler, EhpaSpec } from '../../../src/api/ehpa.ts';
 
 export const UID = 'f9b92249-eab9-4671-afe0-17925e5987b8';
 

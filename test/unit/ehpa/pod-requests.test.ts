@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { isAvailablePod, summarizeCpuRequests, type PodLike } from '../../../src/ehpa/pod-requests.ts';
+import { isAvailablePod, summarizeCpuRequests } from '../../../src/ehpa/pod-requests.ts';
+import { type PodLike } from '../../../src/api/pod.ts';
 
 const NOW = Date.parse('2026-11-22T08:00:00Z');
 function pod(name: string, cpu: (string | undefined)[], readySince?: string, phase = 'Running'): PodLike {

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
-import { buildStatus, metaTime, PREDICTION_FALLBACK } from '../../../src/ehpa/status.ts';
-import type { HorizontalPodAutoscaler } from '../../../src/ehpa/hpa-types.ts';
-import type { TimeSeriesPrediction } from '../../../src/prediction/types.ts';
+import { buildStatus, PREDICTION_FALLBACK } from '../../../src/ehpa/status.ts';
+import { metaTime } from '../../../src/api/meta.ts';
+import type { HorizontalPodAutoscaler } from '../../../src/api/autoscaling.ts';
+import type { TimeSeriesPrediction } from '../../../src/api/prediction.ts';
 import { ehpa } from './fixtures.ts';
 
 const T0 = Date.parse('2026-11-22T08:00:00Z');

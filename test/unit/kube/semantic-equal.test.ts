@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { quantityKey, quantityMilli, semanticEqual } from '../../../src/kube/semantic-equal.ts';
+import { semanticEqual } from '../../../src/kube/semantic-equal.ts';
+import { quantityMilli } from '../../../src/quantity/index.ts';
 
 describe('semanticEqual', () => {
   it('compares quantities by value, as the API server canonicalises them', () => {
@@ -14,8 +15,9 @@ describe('semanticEqual', () => {
     expect(semanticEqual({ a: 'x' }, { a: 'y' })).to.equal(false);
   });
   it('reads quantities exactly', () => {
-    expect(quantityKey('250m')).to.equal('1/4');
-    expect(quantityKey('abc')).to.equal(undefined);
+    expect(semanticEqual('250m', '0.25')).to.equal(true);
+    expect(semanticEqual('abc', 'abc ')).to.equal(false);
+    expect(quantityMilli('abc')).to.equal(undefined);
     expect(quantityMilli('0.25')).to.equal(250);
     expect(quantityMilli('1.0001m')).to.equal(2); // MilliValue rounds up
     expect(quantityMilli('2')).to.equal(2000);

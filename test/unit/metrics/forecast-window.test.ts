@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { maxForecastInWindow, perPodMillis, readyPredictionSeries } from '../../../src/metrics/forecast-window.ts';
 import { cronReplicas } from '../../../src/metrics/cron-replicas.ts';
-import type { PredictionMetricStatus, TimeSeriesPrediction } from '../../../src/prediction/types.ts';
+import type { PredictionMetricStatus, TimeSeriesPrediction } from '../../../src/api/prediction.ts';
 
 const series = (samples: [number, string][], ready = true): PredictionMetricStatus => ({
   resourceIdentifier: 'crane_pod_cpu_usage',

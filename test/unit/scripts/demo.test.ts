@@ -5,7 +5,7 @@ import { planTrace, traceValueAt } from '../../../scripts/demo/trace-plan.ts';
 import { demoCronWindow, demoEhpa, serveOffersVpaRecommender } from '../../../scripts/demo/scenario.ts';
 import { formatTick, hpaReason, tickFrom } from '../../../scripts/demo/observe.ts';
 import { cronWindowActive } from '../../../src/cron/cron-window.ts';
-import type { TimeSeriesPrediction } from '../../../src/prediction/types.ts';
+import type { TimeSeriesPrediction } from '../../../src/api/prediction.ts';
 
 const DAY = 86_400;
 const T0 = 1_700_006_400; // a UTC midnight

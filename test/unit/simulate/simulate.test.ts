@@ -1,6 +1,6 @@
 // The replay core on small crafted inputs whose answers can be worked out by hand.
 import { expect } from 'chai';
-import type { EffectiveHorizontalPodAutoscaler } from '../../../src/ehpa/types.ts';
+import type { EffectiveHorizontalPodAutoscaler } from '../../../src/api/ehpa.ts';
 import { simulate, perPodTargetCores, type SimulationOptions } from '../../../src/simulate/simulate.ts';
 import { replayableMetrics, HpaReplay } from '../../../src/simulate/hpa-replay.ts';
 import { rangeQuery, forecastPlan } from '../../../src/simulate/tsp-replay.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { buildTspStatus, metricStatus, statusUpToDate, windowInSamples } from '../../../../src/prediction/controller/tsp-status.ts';
-import type { TimeSeriesPrediction } from '../../../../src/prediction/types.ts';
+import type { TimeSeriesPrediction } from '../../../../src/api/prediction.ts';
 
 const tsp = (status?: TimeSeriesPrediction['status']): TimeSeriesPrediction => ({
   apiVersion: 'prediction.crane.io/v1alpha1',
