@@ -3,12 +3,13 @@
 // Level-triggered and idempotent; a bad EHPA ends with a condition and an event, never an exception that
 // would stop the others (errors that may heal, like a missing target kind, requeue with backoff).
 import type { Logger } from 'pino';
-import { KubeApiError, resourcePath, type KubeApiClient } from '../kube/api-client.ts';
+import { KubeApiError, resourcePath, type ObjectWriter } from '../kube/api-client.ts';
+import { NotOwnedError, OwnedApplier, controllerUid } from '../kube/apply-owned.ts';
 import type { EventSink } from '../kube/event-recorder.ts';
-import type { SharedInformer } from '../kube/informers.ts';
+import type { CacheReader } from '../kube/informers.ts';
 import { parseLabelSelector } from '../selectors/label-selector.ts';
 import { forecastFor } from '../metrics/workload-cpu-forecast.ts';
-import type { ScaleClient } from '../kube/scale-client.ts';
+import type { ScaleAccess } from '../kube/scale-client.ts';
 import { semanticEqual } from '../kube/semantic-equal.ts';
 import type { StatusWriter } from '../kube/status-writer.ts';
 import { TSP_API_VERSION, TSP_PLURAL, type TimeSeriesPrediction } from '../api/prediction.ts';
@@ -22,16 +23,18 @@ import { buildStatus, type StatusInput } from './status.ts';
 import { EHPA_API_VERSION, EHPA_PLURAL, SUBSTITUTE_KIND, SUBSTITUTE_PLURAL, type EffectiveHorizontalPodAutoscaler, type EhpaStatus } from '../api/ehpa.ts';
 import { validateEhpa } from './validation.ts';
 
+/** Everything the reconciler touches, as narrow interfaces: `serve` passes the API client and informer
+ *  caches, unit tests pass in-memory fakes. */
 export interface EhpaReconcilerDeps {
-  client: KubeApiClient;
-  ehpas: SharedInformer<EffectiveHorizontalPodAutoscaler>;
-  hpas: SharedInformer<HorizontalPodAutoscaler>;
-  tsps: SharedInformer<TimeSeriesPrediction>;
-  substitutes: SharedInformer<Substitute>;
-  pods: SharedInformer<PodLike & { apiVersion?: string; kind?: string }>;
-  scale: ScaleClient;
+  client: ObjectWriter;
+  ehpas: CacheReader<EffectiveHorizontalPodAutoscaler>;
+  hpas: CacheReader<HorizontalPodAutoscaler>;
+  tsps: CacheReader<TimeSeriesPrediction>;
+  substitutes: CacheReader<Substitute>;
+  pods: CacheReader<PodLike & { apiVersion?: string; kind?: string }>;
+  scale: ScaleAccess;
   events: EventSink;
-  status: StatusWriter;
+  status: Pick<StatusWriter, 'update'>;
   log: Logger;
   now?: () => number;
   /** Periodic re-check of every EHPA (pods' requests, target replicas). */
@@ -42,15 +45,6 @@ export interface EhpaReconcilerDeps {
   observeStatus?: (namespace: string, name: string, status: EhpaStatus | undefined) => void;
   /** Labels/annotations to copy from the EHPA to the HPA (craned's propagation flags). */
   propagate?: (ehpa: EffectiveHorizontalPodAutoscaler) => { labels?: Record<string, string>; annotations?: Record<string, string> };
-}
-
-function ownerUid(obj: { metadata: { ownerReferences?: { uid: string; controller?: boolean }[] } }): string | undefined {
-  return obj.metadata.ownerReferences?.find((r) => r.controller)?.uid;
-}
-
-/** True when `have` carries every label in `want` with the same value. */
-function hasLabels(have: Record<string, string> | undefined, want: Record<string, string> | undefined): boolean {
-  return Object.entries(want ?? {}).every(([k, v]) => have?.[k] === v);
 }
 
 class Failure extends Error {
@@ -66,15 +60,13 @@ class Failure extends Error {
 
 export class EhpaReconciler {
   private readonly now: () => number;
-  /** What we last wrote per owned object and the spec the server stored for it: while the desired object is
-   *  unchanged and the stored spec still equals what our write returned, a leftover difference is
-   *  server-side defaulting we did not model, not drift, and is not rewritten (no update loops). */
-  private readonly applied = new Map<string, { desired: string; stored: unknown }>();
+  private readonly owned: OwnedApplier;
   /** Last seen pod selector of each EHPA's target, so pod changes can requeue the right EHPAs. */
   private readonly selectors = new Map<string, { namespace: string; matches: (l: Record<string, string> | undefined) => boolean }>();
 
   constructor(private readonly d: EhpaReconcilerDeps) {
     this.now = d.now ?? Date.now;
+    this.owned = new OwnedApplier(d.client);
   }
 
   /** EHPA keys (ns/name) whose request-based conversion depends on this pod. */
@@ -180,47 +172,19 @@ export class EhpaReconciler {
     return summarizeCpuRequests(pods, this.now());
   }
 
-  private unchangedSinceApplied(key: string, desired: unknown, existingSpec: unknown): boolean {
-    const a = this.applied.get(key);
-    return !!a && a.desired === JSON.stringify(desired) && semanticEqual(a.stored, existingSpec);
-  }
-
   private async reconcileHpa(ehpa: EffectiveHorizontalPodAutoscaler, scale: Scale) {
     const ns = ehpa.metadata.namespace;
     const { hpa: desired, problem } = buildDesiredHpa({ ehpa, podCpuRequests: this.podRequests(ehpa, scale), propagate: this.d.propagate?.(ehpa) });
-    const path = resourcePath(HPA_API_VERSION, HPA_PLURAL, ns);
     const existing = this.d.hpas.get(ns, desired.metadata.name);
-    const appliedKey = `hpa/${ns}/${desired.metadata.name}`;
-    let hpa: HorizontalPodAutoscaler | undefined = existing;
+    let hpa: HorizontalPodAutoscaler;
     try {
-      if (!existing) {
-        hpa = await this.d.client.create<HorizontalPodAutoscaler>(path, desired);
-        this.applied.set(appliedKey, { desired: JSON.stringify(desired), stored: hpa.spec });
-        this.d.events.event(ehpa, 'Normal', 'HPACreated', `Create HorizontalPodAutoscaler ${desired.metadata.name}`);
-      } else {
-        if (ownerUid(existing) !== ehpa.metadata.uid) {
-          throw new Failure('FailedReconcileHPA', `HorizontalPodAutoscaler ${desired.metadata.name} exists and is not controlled by this EHPA`, false);
-        }
-        const same =
-          semanticEqual(existing.spec, desired.spec) &&
-          hasLabels(existing.metadata.labels, desired.metadata.labels) &&
-          hasLabels(existing.metadata.annotations, desired.metadata.annotations);
-        if (!same && !this.unchangedSinceApplied(appliedKey, desired, existing.spec)) {
-          const body: HorizontalPodAutoscaler = {
-            ...existing,
-            metadata: {
-              ...existing.metadata,
-              labels: { ...existing.metadata.labels, ...desired.metadata.labels },
-              annotations: { ...existing.metadata.annotations, ...desired.metadata.annotations },
-            },
-            spec: desired.spec,
-          };
-          hpa = await this.d.client.replace<HorizontalPodAutoscaler>(`${path}/${encodeURIComponent(desired.metadata.name)}`, body);
-          this.applied.set(appliedKey, { desired: JSON.stringify(desired), stored: hpa.spec });
-        }
-      }
+      const r = await this.owned.apply({ path: resourcePath(HPA_API_VERSION, HPA_PLURAL, ns), desired, existing, ownerUid: ehpa.metadata.uid, syncLabelsAndAnnotations: true });
+      hpa = r.object;
+      if (r.action === 'created') this.d.events.event(ehpa, 'Normal', 'HPACreated', `Create HorizontalPodAutoscaler ${desired.metadata.name}`);
     } catch (e) {
-      if (e instanceof Failure) throw e;
+      if (e instanceof NotOwnedError) {
+        throw new Failure('FailedReconcileHPA', `HorizontalPodAutoscaler ${desired.metadata.name} exists and is not controlled by this EHPA`, false);
+      }
       // A conflict means the cache is behind; the update event requeues us.
       if (e instanceof KubeApiError && (e.conflict || e.alreadyExists)) throw e;
       this.d.events.event(ehpa, 'Warning', existing ? 'FailedUpdateHPA' : 'FailedCreateHPA', (e as Error).message);
@@ -235,27 +199,15 @@ export class EhpaReconciler {
     const name = ownedObjectName(ehpa.metadata.name);
     const existing = this.d.tsps.get(ns, name);
     // Crane never deletes the TSP when prediction is turned off; GC removes it with the EHPA (§B.4).
-    if (!desired) return existing && ownerUid(existing) === ehpa.metadata.uid ? existing : undefined;
-    const path = resourcePath(TSP_API_VERSION, TSP_PLURAL, ns);
-    const appliedKey = `tsp/${ns}/${name}`;
+    if (!desired) return existing && controllerUid(existing) === ehpa.metadata.uid ? existing : undefined;
     try {
-      if (!existing) {
-        const created = await this.d.client.create<TimeSeriesPrediction>(path, desired);
-        this.applied.set(appliedKey, { desired: JSON.stringify(desired), stored: created.spec });
-        this.d.events.event(ehpa, 'Normal', 'PredictionCreated', `Create TimeSeriesPrediction ${name}`);
-        return created;
-      }
-      if (ownerUid(existing) !== ehpa.metadata.uid) {
+      const r = await this.owned.apply({ path: resourcePath(TSP_API_VERSION, TSP_PLURAL, ns), desired, existing, ownerUid: ehpa.metadata.uid });
+      if (r.action === 'created') this.d.events.event(ehpa, 'Normal', 'PredictionCreated', `Create TimeSeriesPrediction ${name}`);
+      return r.object;
+    } catch (e) {
+      if (e instanceof NotOwnedError) {
         throw new Failure('FailedReconcilePrediction', `TimeSeriesPrediction ${name} exists and is not controlled by this EHPA`, false);
       }
-      if (!semanticEqual(existing.spec, desired.spec) && !this.unchangedSinceApplied(appliedKey, desired, existing.spec)) {
-        const updated = await this.d.client.replace<TimeSeriesPrediction>(`${path}/${encodeURIComponent(name)}`, { ...existing, spec: desired.spec });
-        this.applied.set(appliedKey, { desired: JSON.stringify(desired), stored: updated.spec });
-        return updated;
-      }
-      return existing;
-    } catch (e) {
-      if (e instanceof Failure) throw e;
       if (e instanceof KubeApiError && (e.conflict || e.alreadyExists)) throw e;
       this.d.events.event(ehpa, 'Warning', existing ? 'FailedUpdatePrediction' : 'FailedCreatePrediction', (e as Error).message);
       throw new Failure('FailedReconcilePrediction', (e as Error).message, true);

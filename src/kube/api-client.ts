@@ -26,6 +26,15 @@ export class KubeApiError extends Error {
 }
 
 export type PatchType = 'merge' | 'json' | 'strategic';
+
+/** What a reconciler needs of the API client to write objects: the seam unit tests fill with an in-memory
+ *  fake (the real client is exercised against kube-apiserver in the e2e suites). */
+export interface ObjectWriter {
+  get<T>(path: string): Promise<T>;
+  create<T>(path: string, body: unknown): Promise<T>;
+  replace<T>(path: string, body: unknown): Promise<T>;
+  patch<T>(path: string, body: unknown, patchType?: PatchType): Promise<T>;
+}
 const PATCH_CONTENT_TYPE: Record<PatchType, string> = {
   merge: 'application/merge-patch+json',
   json: 'application/json-patch+json',

@@ -16,7 +16,13 @@ export interface KubeObject {
   metadata: { name: string; namespace?: string; resourceVersion?: string; deletionTimestamp?: string };
 }
 
-export class SharedInformer<T extends KubeObject> {
+/** The read side of an informer cache, all a reconciler needs (unit tests pass plain maps). */
+export interface CacheReader<T> {
+  get(namespace: string | undefined, name: string): T | undefined;
+  list(namespace?: string): readonly T[];
+}
+
+export class SharedInformer<T extends KubeObject> implements CacheReader<T> {
   private readonly informer: Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
   private synced = false;
   private stopped = true;

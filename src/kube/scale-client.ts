@@ -5,7 +5,13 @@ import { type ResourceDiscovery, UnknownKindError } from './discovery.ts';
 import type { Scale } from '../api/autoscaling.ts';
 import type { CrossVersionObjectReference } from '../api/meta.ts';
 
-export class ScaleClient {
+/** What a reconciler needs of a target's `/scale` (unit tests fake it). */
+export interface ScaleAccess {
+  get(namespace: string, ref: CrossVersionObjectReference): Promise<Scale>;
+  setReplicas(namespace: string, ref: CrossVersionObjectReference, replicas: number): Promise<Scale>;
+}
+
+export class ScaleClient implements ScaleAccess {
   constructor(
     private readonly client: KubeApiClient,
     private readonly discovery: ResourceDiscovery,

@@ -1,7 +1,7 @@
 // Writes a `status` subresource only when it changed, with the object's resourceVersion as a
 // precondition; on a conflict it re-reads the object and recomputes, so a status is never written from a
 // stale view (and never blindly over another writer's).
-import { KubeApiError, type KubeApiClient } from './api-client.ts';
+import { KubeApiError, type ObjectWriter } from './api-client.ts';
 import { semanticEqual } from './semantic-equal.ts';
 
 export interface WithStatus<S> {
@@ -18,7 +18,7 @@ export function statusPatch<S extends object>(from: S | undefined, to: S): Recor
 
 export class StatusWriter {
   constructor(
-    private readonly client: KubeApiClient,
+    private readonly client: Pick<ObjectWriter, 'get' | 'patch'>,
     private readonly maxAttempts = 5,
   ) {}
 

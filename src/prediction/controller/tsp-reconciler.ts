@@ -5,19 +5,19 @@
 // condition; they never throw out of the loop.
 import type { Logger } from 'pino';
 import { resourcePath } from '../../kube/api-client.ts';
-import type { SharedInformer } from '../../kube/informers.ts';
+import type { CacheReader } from '../../kube/informers.ts';
 import type { StatusWriter } from '../../kube/status-writer.ts';
 import { metricQuery } from '../history/queries.ts';
 import type { HistoryProvider, HistorySeries } from '../history/types.ts';
-import { TSP_GROUP, TSP_PLURAL, TSP_VERSION, type PredictionMetricSpec, type TimeSeriesPrediction } from '../../api/prediction.ts';
+import { TSP_API_VERSION, TSP_PLURAL, type PredictionMetricSpec, type TimeSeriesPrediction } from '../../api/prediction.ts';
 import type { Forecaster } from './forecaster.ts';
 import { buildTspStatus, metricStatus, statusUpToDate, type MetricOutcome } from './tsp-status.ts';
 
 export interface TspReconcilerDeps {
-  tsps: SharedInformer<TimeSeriesPrediction>;
+  tsps: CacheReader<TimeSeriesPrediction>;
   history: HistoryProvider;
   forecaster: Forecaster;
-  status: StatusWriter;
+  status: Pick<StatusWriter, 'update'>;
   log: Logger;
   now?: () => number;
   /** Crane's --prediction-update-frequency-duration (30 s): how often a TSP is re-checked. */
@@ -72,7 +72,7 @@ export class TspReconciler {
     for (const m of tsp.spec.predictionMetrics ?? []) {
       outcomes.push(await this.predictMetric(key, tsp, m, nowS, window, log));
     }
-    const path = resourcePath(`${TSP_GROUP}/${TSP_VERSION}`, TSP_PLURAL, namespace, name);
+    const path = resourcePath(TSP_API_VERSION, TSP_PLURAL, namespace, name);
     await this.d.status.update(path, tsp, (obj) => buildTspStatus(obj, outcomes, nowMs));
     this.computedGeneration.set(key, tsp.metadata.generation);
     return requeue;

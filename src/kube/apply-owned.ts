@@ -1,0 +1,86 @@
+// Create-or-update of an object a controller owns, like controller-runtime's CreateOrUpdate with an owner
+// check: create it when missing; refuse to touch one controlled by someone else; otherwise replace it only
+// when it differs from what is wanted. Quantities compare by value (the server canonicalises them), and a
+// difference that survives our own last write unchanged is server-side defaulting we do not model, not
+// drift, so it is not rewritten (no update loops).
+import type { ObjectWriter } from './api-client.ts';
+import { semanticEqual } from './semantic-equal.ts';
+import type { ObjectMeta } from '../api/meta.ts';
+
+export interface OwnedObject {
+  metadata: ObjectMeta;
+  spec?: unknown;
+}
+
+/** The object exists and its controller is not the owner we apply for. */
+export class NotOwnedError extends Error {
+  override name = 'NotOwnedError';
+}
+
+export interface ApplyRequest<T extends OwnedObject> {
+  /** Collection URL (the object's URL is this plus its name). */
+  path: string;
+  desired: T;
+  /** The object as the cache has it, if it exists. */
+  existing: T | undefined;
+  /** UID of the controller the object must carry in its ownerReferences. */
+  ownerUid: string | undefined;
+  /** Also keep the desired labels and annotations on the object (added; others are left alone). */
+  syncLabelsAndAnnotations?: boolean;
+}
+
+export interface ApplyResult<T> {
+  object: T;
+  action: 'created' | 'updated' | 'unchanged';
+}
+
+export function controllerUid(obj: { metadata: { ownerReferences?: { uid: string; controller?: boolean }[] } }): string | undefined {
+  return obj.metadata.ownerReferences?.find((r) => r.controller)?.uid;
+}
+
+/** True when `have` carries every entry of `want` with the same value. */
+function hasAll(have: Record<string, string> | undefined, want: Record<string, string> | undefined): boolean {
+  return Object.entries(want ?? {}).every(([k, v]) => have?.[k] === v);
+}
+
+export class OwnedApplier {
+  /** Per object: what we last wanted and the spec the server stored from that write. */
+  private readonly applied = new Map<string, { desired: string; stored: unknown }>();
+
+  constructor(private readonly writer: Pick<ObjectWriter, 'create' | 'replace'>) {}
+
+  async apply<T extends OwnedObject>(r: ApplyRequest<T>): Promise<ApplyResult<T>> {
+    const { desired, existing } = r;
+    const name = desired.metadata.name;
+    const key = `${r.path}/${name}`;
+    if (!existing) {
+      const created = await this.writer.create<T>(r.path, desired);
+      this.applied.set(key, { desired: JSON.stringify(desired), stored: created.spec });
+      return { object: created, action: 'created' };
+    }
+    if (controllerUid(existing) !== r.ownerUid) throw new NotOwnedError(`${name} exists and is not controlled by this owner`);
+    const same =
+      semanticEqual(existing.spec, desired.spec) &&
+      (!r.syncLabelsAndAnnotations ||
+        (hasAll(existing.metadata.labels, desired.metadata.labels) && hasAll(existing.metadata.annotations, desired.metadata.annotations)));
+    const last = this.applied.get(key);
+    const ourDefaulting = !!last && last.desired === JSON.stringify(desired) && semanticEqual(last.stored, existing.spec);
+    if (same || ourDefaulting) return { object: existing, action: 'unchanged' };
+    const body: T = {
+      ...existing,
+      ...(r.syncLabelsAndAnnotations
+        ? {
+            metadata: {
+              ...existing.metadata,
+              labels: { ...existing.metadata.labels, ...desired.metadata.labels },
+              annotations: { ...existing.metadata.annotations, ...desired.metadata.annotations },
+            },
+          }
+        : {}),
+      spec: desired.spec,
+    };
+    const updated = await this.writer.replace<T>(`${r.path}/${encodeURIComponent(name)}`, body);
+    this.applied.set(key, { desired: JSON.stringify(desired), stored: updated.spec });
+    return { object: updated, action: 'updated' };
+  }
+}

@@ -1,0 +1,138 @@
+// TspReconciler.reconcile() through its narrow seams (an in-memory store for the TSP and its status, a
+// history provider and a forecaster that record their calls), without Prometheus or kube-apiserver (the
+// e2e suites run both for real): first forecast, a spec change, Prometheus failing, and deletion. The
+// refresh rule is Crane's (docs/crane-behaviour.md §D.2): a status is rewritten only when it no longer
+// covers [now, now + window] or the spec changed.
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { TspReconciler } from '../../../../src/prediction/controller/tsp-reconciler.ts';
+import type { Forecaster } from '../../../../src/prediction/controller/forecaster.ts';
+import type { HistoryProvider, HistorySeries } from '../../../../src/prediction/history/types.ts';
+import { StatusWriter } from '../../../../src/kube/status-writer.ts';
+import { resourcePath } from '../../../../src/kube/api-client.ts';
+import type { TimeSeriesPrediction } from '../../../../src/api/prediction.ts';
+import { InMemoryObjects } from '../../../helpers/in-memory-objects.ts';
+
+const NS = 'shop';
+const TSPS = (ns: string) => resourcePath('prediction.crane.io/v1alpha1', 'timeseriespredictions', ns);
+const T0 = 1_800_000_000; // unix s, a whole hour
+
+function tspObject(window = 3600): TimeSeriesPrediction {
+  return {
+    apiVersion: 'prediction.crane.io/v1alpha1',
+    kind: 'TimeSeriesPrediction',
+    metadata: { name: 'ehpa-web', namespace: NS },
+    spec: {
+      targetRef: { kind: 'Deployment', name: 'web', namespace: NS },
+      predictionWindowSeconds: window,
+      predictionMetrics: [{ resourceIdentifier: 'crane_pod_cpu_usage', type: 'ResourceQuery', resourceQuery: 'cpu', algorithm: { algorithmType: 'dsp' } }],
+    },
+  };
+}
+
+function setup() {
+  const store = new InMemoryObjects();
+  store.seed(TSPS(NS), tspObject());
+  let nowS = T0;
+  let historyFails = false;
+  const queries: string[] = [];
+  const history: HistoryProvider = {
+    async queryRange(query, startS, endS, stepS) {
+      queries.push(query);
+      if (historyFails) throw new Error('connect ECONNREFUSED 127.0.0.1:9090');
+      const timestamps: number[] = [];
+      for (let t = startS; t <= endS; t += stepS) timestamps.push(t);
+      return [{ labels: {}, timestamps, values: timestamps.map(() => 1.5) }];
+    },
+  };
+  let fits = 0;
+  // A flat forecast of 2.0 cores every minute up to the horizon the controller asks for.
+  const forecaster: Forecaster = {
+    historyWindow: () => ({ lengthSeconds: 3 * 86_400, stepSeconds: 60 }),
+    forecast(_h, _a, w): HistorySeries[] {
+      fits++;
+      const timestamps: number[] = [];
+      for (let t = w.nowS; t <= w.nowS + w.horizonSeconds; t += 60) timestamps.push(t);
+      return [{ labels: {}, timestamps, values: timestamps.map(() => 2) }];
+    },
+  };
+  const reconciler = new TspReconciler({
+    tsps: store.cache<TimeSeriesPrediction>(TSPS),
+    history,
+    forecaster,
+    status: new StatusWriter(store),
+    log: pino({ level: 'silent' }),
+    now: () => nowS * 1000,
+    updateFrequencyMs: 30_000,
+    modelUpdateIntervalMs: 12 * 3_600_000,
+  });
+  const tsp = () => store.read<TimeSeriesPrediction>(`${TSPS(NS)}/ehpa-web`)!;
+  return {
+    store,
+    reconciler,
+    tsp,
+    queries,
+    fits: () => fits,
+    at: (s: number) => (nowS = s),
+    failHistory: (v: boolean) => (historyFails = v),
+    key: `${NS}/ehpa-web`,
+  };
+}
+
+describe('TspReconciler.reconcile (in-memory seams)', function () {
+  this.timeout(1000);
+
+  it('first reconcile: forecasts [now, now + 2 window] as %.5f samples, Ready=True; a re-check inside the window writes nothing', async () => {
+    const t = setup();
+    expect(await t.reconciler.reconcile(t.key)).to.deep.equal({ requeueAfterMs: 30_000 });
+    const st = t.tsp().status!;
+    const m = st.predictionMetrics![0]!;
+    expect(m.ready).to.equal(true);
+    const samples = m.prediction![0]!.samples;
+    expect(samples[0]).to.deep.equal({ timestamp: T0, value: '2.00000' });
+    expect(samples[samples.length - 1]!.timestamp).to.equal(T0 + 2 * 3600);
+    expect(st.conditions!.find((c) => c.type === 'Ready')).to.include({ status: 'True' });
+    expect(t.queries[0]).to.include('namespace="shop"');
+    const writes = t.store.writes.length;
+    t.at(T0 + 1800); // the status still covers [now, now + 1 h]
+    await t.reconciler.reconcile(t.key);
+    expect(t.store.writes.length).to.equal(writes);
+    expect(t.fits()).to.equal(1);
+  });
+
+  it('spec change: a new window is forecast at once, even while the old status still covers it', async () => {
+    const t = setup();
+    await t.reconciler.reconcile(t.key);
+    const before = t.tsp();
+    t.store.seed(TSPS(NS), { ...before, metadata: { ...before.metadata, generation: 2 }, spec: { ...before.spec, predictionWindowSeconds: 1800 } });
+    t.at(T0 + 60);
+    await t.reconciler.reconcile(t.key);
+    const samples = t.tsp().status!.predictionMetrics![0]!.prediction![0]!.samples;
+    expect(samples[samples.length - 1]!.timestamp).to.equal(T0 + 60 + 2 * 1800);
+  });
+
+  it('Prometheus failing: Ready=False with the error, nothing thrown, the next try after it heals succeeds', async () => {
+    const t = setup();
+    t.failHistory(true);
+    expect(await t.reconciler.reconcile(t.key)).to.deep.equal({ requeueAfterMs: 30_000 });
+    const ready = t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!;
+    expect(ready.status).to.equal('False');
+    expect(ready.message).to.include('ECONNREFUSED');
+    expect(t.tsp().status!.predictionMetrics![0]!.ready).to.equal(false);
+    t.failHistory(false);
+    t.at(T0 + 30);
+    await t.reconciler.reconcile(t.key);
+    expect(t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!.status).to.equal('True');
+  });
+
+  it('deletion: the cached forecasts of a deleted TSP are dropped and nothing is written', async () => {
+    const t = setup();
+    await t.reconciler.reconcile(t.key);
+    expect(t.reconciler.cachedForecasts()).to.equal(1);
+    const writes = t.store.writes.length;
+    t.store.remove(`${TSPS(NS)}/ehpa-web`);
+    expect(await t.reconciler.reconcile(t.key)).to.deep.equal({});
+    expect(t.reconciler.cachedForecasts()).to.equal(0);
+    expect(t.store.writes.length).to.equal(writes);
+  });
+});
