@@ -11,6 +11,7 @@ import { DEFAULT_RECOMMENDATION_CONFIG, recommendationToJSON, type QuantityList 
 import { parseUsageEvent, type UsageEvent } from '../vpa/usage-events.ts';
 import { CheckpointLoadError, replay } from '../vpa/replay.ts';
 import { quantityFlag } from '../config/quantity-flag.ts';
+import { VPA_MODEL_FLAGS } from '../vpa/model-flags.ts';
 
 const d = DEFAULT_RECOMMENDATION_CONFIG;
 const flags: FlagSpec[] = [
@@ -19,29 +20,18 @@ const flags: FlagSpec[] = [
   { name: 'vpa', type: 'string', default: undefined, help: 'VerticalPodAutoscaler (YAML or JSON) whose resourcePolicy/annotations apply' },
   { name: 'checkpoint-in', type: 'string', default: undefined, help: 'start from these VerticalPodAutoscalerCheckpoints (JSON list, like a restarted recommender)' },
   { name: 'checkpoint-out', type: 'string', default: undefined, help: 'write the VerticalPodAutoscalerCheckpoints at --now to this file' },
-  { name: 'recommendation-margin-fraction', type: 'float', default: d.safetyMarginFraction, help: 'fraction of usage added as the safety margin', min: 0 },
-  { name: 'pod-recommendation-min-cpu-millicores', type: 'float', default: d.podMinCPUMillicores, help: 'minimum CPU recommendation for a pod', min: 0 },
-  { name: 'pod-recommendation-min-memory-mb', type: 'float', default: d.podMinMemoryMb, help: 'minimum memory recommendation for a pod', min: 0 },
-  { name: 'target-cpu-percentile', type: 'float', default: d.targetCPUPercentile, help: 'CPU usage percentile for the target' },
-  { name: 'recommendation-lower-bound-cpu-percentile', type: 'float', default: d.lowerBoundCPUPercentile, help: 'CPU usage percentile for the lower bound' },
-  { name: 'recommendation-upper-bound-cpu-percentile', type: 'float', default: d.upperBoundCPUPercentile, help: 'CPU usage percentile for the upper bound' },
-  { name: 'target-memory-percentile', type: 'float', default: d.targetMemoryPercentile, help: 'memory peak percentile for the target' },
-  { name: 'recommendation-lower-bound-memory-percentile', type: 'float', default: d.lowerBoundMemoryPercentile, help: 'memory peak percentile for the lower bound' },
-  { name: 'recommendation-upper-bound-memory-percentile', type: 'float', default: d.upperBoundMemoryPercentile, help: 'memory peak percentile for the upper bound' },
+  { name: 'recommendation-lower-bound-cpu-percentile', type: 'float', default: d.lowerBoundCPUPercentile, min: 0, max: 1, help: 'CPU usage percentile for the lower bound' },
+  { name: 'recommendation-upper-bound-cpu-percentile', type: 'float', default: d.upperBoundCPUPercentile, min: 0, max: 1, help: 'CPU usage percentile for the upper bound' },
+  { name: 'recommendation-lower-bound-memory-percentile', type: 'float', default: d.lowerBoundMemoryPercentile, min: 0, max: 1, help: 'memory peak percentile for the lower bound' },
+  { name: 'recommendation-upper-bound-memory-percentile', type: 'float', default: d.upperBoundMemoryPercentile, min: 0, max: 1, help: 'memory peak percentile for the upper bound' },
   { name: 'confidence-interval-cpu', type: 'duration', default: '24h', help: 'history length that counts as confidence 1 for CPU', min: 1 },
   { name: 'confidence-interval-memory', type: 'duration', default: '24h', help: 'history length that counts as confidence 1 for memory', min: 1 },
-  { name: 'memory-aggregation-interval', type: 'duration', default: '24h', help: 'length of one memory-peak window', min: 1 },
-  { name: 'memory-aggregation-interval-count', type: 'int', default: 8, help: 'windows of memory history kept', min: 1 },
   { name: 'memory-histogram-decay-half-life', type: 'duration', default: '24h', help: 'half-life of memory peak weights', min: 1 },
   { name: 'cpu-histogram-decay-half-life', type: 'duration', default: '24h', help: 'half-life of CPU sample weights', min: 1 },
-  { name: 'oom-bump-up-ratio', type: 'float', default: 1.2, help: 'memory bump-up ratio after an OOM', min: 0 },
-  { name: 'oom-min-bump-up-bytes', type: 'float', default: 104857600, help: 'minimal memory bump-up in bytes after an OOM', min: 0 },
   { name: 'humanize-memory', type: 'bool', default: false, help: 'deprecated upstream: memory in binary units with two decimals' },
   { name: 'round-cpu-millicores', type: 'int', default: 1, help: 'round CPU recommendations up to a multiple of this' },
   { name: 'round-memory-bytes', type: 'int', default: 1, help: 'round memory recommendations up to a multiple of this' },
-  { name: 'cpu-integer-post-processor-enabled', type: 'bool', default: false, help: 'honour vpa-post-processor.kubernetes.io/{container}_integerCPU annotations' },
-  { name: 'container-recommendation-max-allowed-cpu', type: 'string', default: undefined, help: 'global maximum CPU per container (quantity)' },
-  { name: 'container-recommendation-max-allowed-memory', type: 'string', default: undefined, help: 'global maximum memory per container (quantity)' },
+  ...VPA_MODEL_FLAGS,
   { name: 'feature-gates', type: 'string', default: '', help: 'upstream model feature gates, e.g. PerVPAConfig=true' },
 ];
 

@@ -2,15 +2,8 @@
 // CPU requests come in as a summary, so the same EHPA and pods always give the same HPA.
 import type { V2HorizontalPodAutoscalerBehavior, V2HPAScalingRules, V2MetricSpec } from '@kubernetes/client-node';
 import { HPA_API_VERSION, type HorizontalPodAutoscaler } from '../api/autoscaling.ts';
-import {
-  CRON_METRIC,
-  CRON_TARGET_AVERAGE_VALUE,
-  POD_CPU_USAGE_METRIC,
-  controllerOwnerReference,
-  cronMetricSelector,
-  ownedLabels,
-  ownedObjectName,
-} from './naming.ts';
+import { CRON_METRIC, POD_CPU_USAGE_METRIC, ownedObjectName } from '../api/names.ts';
+import { CRON_TARGET_AVERAGE_VALUE, controllerOwnerReference, cronMetricSelector, ownedLabels } from './naming.ts';
 import { EHPA_API_VERSION, EHPA_UID_LABEL, SUBSTITUTE_KIND, predictionEnabled, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 
 /** CPU requests of the target's pods, summed the way Crane's `GetPodsRequests` does (§B.3). */

@@ -1,17 +1,7 @@
 // The TimeSeriesPrediction an EHPA wants (docs/crane-behaviour.md §B.4, in its v0.2–v0.7 shape:
 // one `crane_pod_cpu_usage` metric that the adapter's Pods metric reads, §C.3).
-import {
-  LABEL_MANAGED_BY,
-  LABEL_NAME,
-  LABEL_PART_OF,
-  LABEL_TARGET_KIND,
-  LABEL_TARGET_NAME,
-  LABEL_TARGET_NAMESPACE,
-  MANAGED_BY,
-  POD_CPU_USAGE_IDENTIFIER,
-  controllerOwnerReference,
-  ownedObjectName,
-} from './naming.ts';
+import { LABEL_MANAGED_BY, LABEL_NAME, LABEL_PART_OF, LABEL_TARGET_KIND, LABEL_TARGET_NAME, LABEL_TARGET_NAMESPACE, MANAGED_BY, controllerOwnerReference } from './naming.ts';
+import { POD_CPU_USAGE_IDENTIFIER, ownedObjectName } from '../api/names.ts';
 import { hasPredictableCpuMetric } from './desired-hpa.ts';
 import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import { TSP_GROUP, TSP_KIND, TSP_VERSION, type PredictionMetricSpec, type TimeSeriesPrediction } from '../api/prediction.ts';

@@ -16,7 +16,8 @@ import { TSP_API_VERSION, TSP_PLURAL, type TimeSeriesPrediction } from '../api/p
 import { buildDesiredHpa, hasPredictableCpuMetric, type PodCpuRequests } from './desired-hpa.ts';
 import { buildDesiredTsp } from './desired-tsp.ts';
 import { HPA_API_VERSION, HPA_PLURAL, type HorizontalPodAutoscaler, type Scale, type Substitute } from '../api/autoscaling.ts';
-import { POD_CPU_USAGE_METRIC, controllerOwnerReference, ownedLabels, ownedObjectName } from './naming.ts';
+import { POD_CPU_USAGE_METRIC, ownedObjectName } from '../api/names.ts';
+import { controllerOwnerReference, ownedLabels } from './naming.ts';
 import { summarizeCpuRequests } from './pod-requests.ts';
 import type { PodLike } from '../api/pod.ts';
 import { buildStatus, type StatusInput } from './status.ts';

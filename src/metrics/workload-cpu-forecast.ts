@@ -5,10 +5,10 @@
 import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../api/prediction.ts';
 import { maxForecastInWindow, readyPredictionSeries, type ForecastProblem } from './forecast-window.ts';
+import { POD_CPU_USAGE_IDENTIFIER } from '../api/names.ts';
 
-export const POD_CPU_METRIC = 'crane_pod_cpu_usage';
 /** Resource identifiers a TSP may use for the workload's CPU: Crane v0.2–v0.7's, then HEAD's. */
-const CPU_IDENTIFIERS = [POD_CPU_METRIC, 'resource.cpu'];
+const CPU_IDENTIFIERS = [POD_CPU_USAGE_IDENTIFIER, 'resource.cpu'];
 const DEFAULT_WINDOW_SECONDS = 3600;
 
 export type FallbackReason = 'PredictionMissing' | 'PredictionNotReady' | 'PredictionOutdated';

@@ -5,7 +5,7 @@
 // are identical and share the workload's CPU evenly, and only CPU Resource metrics, the predicted-CPU Pods
 // metric and the cron External metric can be replayed (others are listed as skipped).
 import type { V2MetricSpec } from '@kubernetes/client-node';
-import { CRON_METRIC, POD_CPU_USAGE_METRIC } from '../ehpa/naming.ts';
+import { CRON_METRIC, POD_CPU_USAGE_METRIC } from '../api/names.ts';
 import {
   externalAverageValueReplicas,
   normalizeDesiredReplicas,

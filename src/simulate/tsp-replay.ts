@@ -4,7 +4,7 @@
 // from the history up to now with src/prediction, and keeps the status in the same shape (metricStatus), so
 // the adapter's window-max code (src/metrics/forecast-window.ts) reads it unchanged. Pure: time comes in.
 import type { PredictionAlgorithm } from '../api/prediction.ts';
-import { POD_CPU_USAGE_IDENTIFIER } from '../ehpa/naming.ts';
+import { POD_CPU_USAGE_IDENTIFIER } from '../api/names.ts';
 import {
   dspSettingsFromSpec,
   forecast,

@@ -5,7 +5,8 @@
 import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../../api/prediction.ts';
 import { perPodMillis } from '../../metrics/forecast-window.ts';
-import { forecastFor, POD_CPU_METRIC } from '../../metrics/workload-cpu-forecast.ts';
+import { forecastFor } from '../../metrics/workload-cpu-forecast.ts';
+import { POD_CPU_USAGE_METRIC, ownedObjectName } from '../../api/names.ts';
 
 export { forecastFor };
 import { badRequest, notFound, unavailable } from '../status.ts';
@@ -14,7 +15,6 @@ import type { CustomMetricProvider, CustomQuery, CustomValue } from './provider.
 import type { AdapterSources, FallbackListener, PodLike } from './sources.ts';
 import { podAvailable, podRunning } from './pod-availability.ts';
 
-export { POD_CPU_METRIC };
 
 export interface PodCpuProviderOptions {
   sources: AdapterSources;
@@ -27,7 +27,7 @@ async function findTsp(sources: AdapterSources, ehpa: EffectiveHorizontalPodAuto
   const uid = ehpa.metadata.uid;
   const byLabel = (await sources.listTsps(ns)).filter((t) => uid !== undefined && t.metadata.labels?.[EHPA_UID_LABEL] === uid);
   if (byLabel.length > 0) return byLabel;
-  const byName = await sources.getTsp(ns, `ehpa-${ehpa.metadata.name}`);
+  const byName = await sources.getTsp(ns, ownedObjectName(ehpa.metadata.name));
   return byName ? [byName] : [];
 }
 
@@ -36,19 +36,19 @@ const describe = (pod: PodLike, ns: string) => ({ kind: 'Pod', apiVersion: 'v1',
 export function podCpuProvider(opts: PodCpuProviderOptions): CustomMetricProvider {
   const { sources } = opts;
   return {
-    listed: () => [{ resource: 'pods', metric: POD_CPU_METRIC, namespaced: true }],
-    owns: (resource, metric) => resource === 'pods' && metric === POD_CPU_METRIC,
+    listed: () => [{ resource: 'pods', metric: POD_CPU_USAGE_METRIC, namespaced: true }],
+    owns: (resource, metric) => resource === 'pods' && metric === POD_CPU_USAGE_METRIC,
     async values(q: CustomQuery): Promise<CustomValue[]> {
-      if (q.namespace === undefined) throw notFound(`the server could not find the metric ${POD_CPU_METRIC} for pods`);
+      if (q.namespace === undefined) throw notFound(`the server could not find the metric ${POD_CPU_USAGE_METRIC} for pods`);
       const ns = q.namespace;
       const uid = q.metricSelector.exactValue(EHPA_UID_LABEL);
-      if (uid === undefined) throw badRequest(`metric ${POD_CPU_METRIC} needs metricLabelSelector ${EHPA_UID_LABEL}=<uid of the EffectiveHorizontalPodAutoscaler>`);
+      if (uid === undefined) throw badRequest(`metric ${POD_CPU_USAGE_METRIC} needs metricLabelSelector ${EHPA_UID_LABEL}=<uid of the EffectiveHorizontalPodAutoscaler>`);
       const ehpa = (await sources.listEhpas(ns)).find((e) => e.metadata.uid === uid);
       if (!ehpa) throw notFound(`no EffectiveHorizontalPodAutoscaler with uid ${uid} in namespace ${ns}`);
 
       let pods = await sources.listPods(ns, q.selector);
       if (q.name !== '*') pods = pods.filter((p) => p.metadata?.name === q.name);
-      if (pods.length === 0) throw notFound(`the server could not find the metric ${POD_CPU_METRIC} for pods: no pod in namespace ${ns} matches ${q.name === '*' ? 'the selector' : q.name}`);
+      if (pods.length === 0) throw notFound(`the server could not find the metric ${POD_CPU_USAGE_METRIC} for pods: no pod in namespace ${ns} matches ${q.name === '*' ? 'the selector' : q.name}`);
       const available = pods.filter((p) => podAvailable(p, q.nowMs));
 
       const forecast = forecastFor(await findTsp(sources, ehpa), ehpa, q.nowMs);
@@ -59,10 +59,10 @@ export function podCpuProvider(opts: PodCpuProviderOptions): CustomMetricProvide
       }
 
       const report = (outcome: 'observed' | 'error') => {
-        opts.metrics?.fallbacks.inc({ metric: POD_CPU_METRIC, reason: forecast.reason, outcome });
+        opts.metrics?.fallbacks.inc({ metric: POD_CPU_USAGE_METRIC, reason: forecast.reason, outcome });
         opts.onFallback?.({
           namespace: ns, ehpaName: ehpa.metadata.name, ...(uid ? { ehpaUid: uid } : {}),
-          metric: POD_CPU_METRIC, reason: forecast.reason, message: forecast.message, outcome,
+          metric: POD_CPU_USAGE_METRIC, reason: forecast.reason, message: forecast.message, outcome,
         });
       };
       if (opts.fallback === 'error') {

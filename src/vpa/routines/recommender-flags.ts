@@ -9,8 +9,8 @@ import { DEFAULT_RECOMMENDER_NAME, type VpaFilterOptions } from '../input/vpa-fi
 import type { PrometheusHistoryConfig } from '../input/prometheus-history.ts';
 import type { RecommenderSettings } from './recommend-vpa.ts';
 import { quantityFlag } from '../../config/quantity-flag.ts';
+import { VPA_MODEL_FLAGS } from '../model-flags.ts';
 
-const d = DEFAULT_RECOMMENDATION_CONFIG;
 
 export const VPA_RECOMMENDER_FLAGS: readonly FlagSpec[] = [
   { name: 'recommender-name', type: 'string', default: DEFAULT_RECOMMENDER_NAME, help: 'VPAs whose spec.recommenders names this (or, for "default", lists none) are handled' },
@@ -36,18 +36,7 @@ export const VPA_RECOMMENDER_FLAGS: readonly FlagSpec[] = [
   { name: 'pod-namespace-label', type: 'string', default: 'kubernetes_namespace', help: 'namespace label of the pod-labels series' },
   { name: 'pod-name-label', type: 'string', default: 'kubernetes_pod_name', help: 'pod-name label of the pod-labels series' },
   { name: 'pod-label-prefix', type: 'string', default: 'pod_label_', help: 'prefix of the pod-labels series labels that are pod labels (stripped)' },
-  { name: 'memory-aggregation-interval', type: 'duration', default: '24h', min: 1, help: 'length of one memory-peak window' },
-  { name: 'memory-aggregation-interval-count', type: 'int', default: 8, min: 1, help: 'windows of memory history kept' },
-  { name: 'oom-bump-up-ratio', type: 'float', default: 1.2, min: 0, help: 'memory bump-up ratio after an OOM' },
-  { name: 'oom-min-bump-up-bytes', type: 'float', default: 104857600, min: 0, help: 'minimal memory bump-up in bytes after an OOM' },
-  { name: 'recommendation-margin-fraction', type: 'float', default: d.safetyMarginFraction, min: 0, help: 'fraction of usage added as the safety margin' },
-  { name: 'pod-recommendation-min-cpu-millicores', type: 'float', default: d.podMinCPUMillicores, min: 0, help: 'minimum CPU recommendation for a pod' },
-  { name: 'pod-recommendation-min-memory-mb', type: 'float', default: d.podMinMemoryMb, min: 0, help: 'minimum memory recommendation for a pod' },
-  { name: 'target-cpu-percentile', type: 'float', default: d.targetCPUPercentile, min: 0, max: 1, help: 'CPU usage percentile for the target' },
-  { name: 'target-memory-percentile', type: 'float', default: d.targetMemoryPercentile, min: 0, max: 1, help: 'memory peak percentile for the target' },
-  { name: 'container-recommendation-max-allowed-cpu', type: 'string', default: undefined, help: 'global maximum CPU per container (quantity)' },
-  { name: 'container-recommendation-max-allowed-memory', type: 'string', default: undefined, help: 'global maximum memory per container (quantity)' },
-  { name: 'cpu-integer-post-processor-enabled', type: 'bool', default: false, help: 'honour vpa-post-processor.kubernetes.io/{container}_integerCPU annotations' },
+  ...VPA_MODEL_FLAGS,
 ];
 
 function micros(f: ParsedFlags, name: string): number {
