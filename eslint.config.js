@@ -14,6 +14,7 @@ export const FLOORS = {
   observability: 1,
   hpa: 1,
   kube: 2,
+  prometheus: 2,
   metrics: 3,
   prediction: 3,
   ehpa: 4,

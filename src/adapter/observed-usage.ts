@@ -1,7 +1,7 @@
 // Observed CPU per pod for the `crane_pod_cpu_usage` fallback: the same cAdvisor series the forecast is
 // built from, read back from Prometheus over the last few minutes, so a missing or stale forecast degrades
 // to "scale on what the pods use now" instead of stalling the HPA.
-import type { HistoryProvider } from '../prediction/history/types.ts';
+import type { HistoryProvider } from '../prometheus/series.ts';
 
 /** PromQL regex that matches exactly these pod names (names are DNS subdomains: only `.` needs escaping). */
 export function podNamesRegex(podNames: readonly string[]): string {

@@ -12,7 +12,7 @@ import type { AdapterSources } from '../adapter/providers/sources.ts';
 import { observedPodCpuMillis } from '../adapter/observed-usage.ts';
 import { clusterReads } from './cluster-reads.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
-import { PrometheusHistory } from '../prediction/history/prometheus.ts';
+import { PrometheusClient } from '../prometheus/client.ts';
 import { EHPA_GROUP, EHPA_KIND, EHPA_VERSION } from '../api/ehpa.ts';
 import type { KubeContext } from './serve-controllers.ts';
 
@@ -31,7 +31,7 @@ export async function startAdapterInServe(o: {
   const now = o.now ?? Date.now;
   const reads = clusterReads(o.ctx);
   const promUrl = o.flags['prometheus-url'] as string | undefined;
-  const prometheus = promUrl ? new PrometheusHistory({ url: promUrl, timeoutMs: 10_000 }) : undefined;
+  const prometheus = promUrl ? new PrometheusClient({ url: promUrl, timeoutMs: 10_000 }) : undefined;
   const sources: AdapterSources = {
     getEhpa: reads.getEhpa,
     listEhpas: reads.listEhpas,

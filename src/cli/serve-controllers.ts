@@ -26,8 +26,8 @@ import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import type { HorizontalPodAutoscaler, Substitute } from '../api/autoscaling.ts';
 import type { PodLike } from '../api/pod.ts';
 import type { TimeSeriesPrediction } from '../api/prediction.ts';
-import { PrometheusError, PrometheusHistory } from '../prediction/history/prometheus.ts';
-import type { HistoryProvider } from '../prediction/history/types.ts';
+import { PrometheusError, PrometheusClient } from '../prometheus/client.ts';
+import type { HistoryProvider } from '../prometheus/series.ts';
 import { TspReconciler } from '../prediction/controller/tsp-reconciler.ts';
 import { createTspController } from '../prediction/controller/tsp-controller.ts';
 import { CoreForecaster } from '../prediction/controller/core-forecaster.ts';
@@ -189,7 +189,7 @@ export function startControllers(o: StartControllersOptions): RunningControllers
     const url = flags['prometheus-url'] as string | undefined;
     if (!url) log.warn('no --prometheus-url: TimeSeriesPredictions will report PredictFailed');
     const history: HistoryProvider = url
-      ? new PrometheusHistory({ url, timeoutMs: flags['prometheus-timeout'] as number, maxPoints: flags['prometheus-max-points'] as number })
+      ? new PrometheusClient({ url, timeoutMs: flags['prometheus-timeout'] as number, maxPoints: flags['prometheus-max-points'] as number })
       : new MissingPrometheus();
     const forecaster = o.forecaster ?? new CoreForecaster();
     makers.push(() => {

@@ -3,7 +3,7 @@
 // exact estimators when the algorithm block lists its own) and the percentile estimate.
 import type { PredictionAlgorithm } from '../../api/prediction.ts';
 import { dspSettingsFromSpec, forecast, InvalidSeriesError, percentileSettingsFromSpec, type ForecastConfig } from '../index.ts';
-import { labelKey, type HistorySeries } from '../history/types.ts';
+import { labelKey, type HistorySeries } from '../../prometheus/series.ts';
 import type { ForecastWindow, Forecaster } from './forecaster.ts';
 
 /** Stable per-series seed for period detection's permutation test, so a forecast is reproducible. */

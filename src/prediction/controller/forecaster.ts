@@ -1,7 +1,7 @@
 // What the TSP controller needs from a forecasting algorithm, whichever it is. The real DSP and
 // percentile forecasters plug in here; the controller never looks inside.
 import type { PredictionAlgorithm } from '../../api/prediction.ts';
-import type { HistorySeries } from '../history/types.ts';
+import type { HistorySeries } from '../../prometheus/series.ts';
 
 export interface ForecastWindow {
   /** Unix seconds. */

@@ -8,7 +8,7 @@ import { resourcePath } from '../../kube/api-client.ts';
 import type { CacheReader } from '../../kube/informers.ts';
 import type { StatusWriter } from '../../kube/status-writer.ts';
 import { metricQuery } from '../history/queries.ts';
-import type { HistoryProvider, HistorySeries } from '../history/types.ts';
+import type { HistoryProvider, HistorySeries } from '../../prometheus/series.ts';
 import { TSP_API_VERSION, TSP_PLURAL, type PredictionMetricSpec, type TimeSeriesPrediction } from '../../api/prediction.ts';
 import type { Forecaster } from './forecaster.ts';
 import { buildTspStatus, metricStatus, statusUpToDate, type MetricOutcome } from './tsp-status.ts';

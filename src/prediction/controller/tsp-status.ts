@@ -2,7 +2,7 @@
 // samples as Go "%.5f" strings with unix-second timestamps, a `Ready` condition with reasons, and the
 // freshness rule that decides when the forecast must be refreshed.
 import { upsertCondition } from '../../api/meta.ts';
-import type { HistorySeries } from '../history/types.ts';
+import type { HistorySeries } from '../../prometheus/series.ts';
 import type { PredictionMetricStatus, TimeSeriesPrediction, TspStatus } from '../../api/prediction.ts';
 import { formatGoFixed5 } from '../go-format.ts';
 

@@ -10,7 +10,7 @@ import { KINDS } from '../../api/kinds.ts';
 import type { KubeApiClient } from '../../kube/api-client.ts';
 import type { ResourceDiscovery } from '../../kube/discovery.ts';
 import type { EventSink } from '../../kube/event-recorder.ts';
-import { PrometheusHistory } from '../../prediction/history/prometheus.ts';
+import { PrometheusClient } from '../../prometheus/client.ts';
 import type { PodObject, VpaObject } from './cluster-feeder.ts';
 import { historyPodLabelsByName } from './history-attribution.ts';
 import { KubeRecommenderIO } from './kube-recommender-io.ts';
@@ -64,8 +64,10 @@ export function setupVpaRecommender(s: VpaRecommenderSetup): () => ControllerRun
   const metrics = registerMetrics(s.registry);
   const url = f['prometheus-url'] as string | undefined;
   const timeoutMs = f['prometheus-timeout'] as number;
-  const prom = url
-    ? new PrometheusCurrentUsage({ url, labels: cfg.labels, rateWindow: promDuration(f['current-usage-cpu-rate-window'] as number), timeoutMs })
+  // One client for both current usage and start-up history.
+  const client = url ? new PrometheusClient({ url, timeoutMs, maxPoints: f['prometheus-max-points'] as number }) : undefined;
+  const prom = client
+    ? new PrometheusCurrentUsage({ prometheus: client, labels: cfg.labels, rateWindow: promDuration(f['current-usage-cpu-rate-window'] as number) })
     : undefined;
   const api = new MetricsApiUsage(s.client, cfg.filter.vpaObjectNamespace);
   const source = f['recommender-usage-source'] as string;
@@ -76,10 +78,10 @@ export function setupVpaRecommender(s: VpaRecommenderSetup): () => ControllerRun
     usage = prom ?? { name: 'none', current: () => Promise.reject(new Error('no --prometheus-url')) };
   } else usage = new AutoUsage(api, prom, now);
   const history =
-    url && f['recommender-prometheus-history']
+    client && f['recommender-prometheus-history']
       ? () =>
           prometheusPodHistory({
-            history: new PrometheusHistory({ url, timeoutMs, maxPoints: f['prometheus-max-points'] as number }),
+            history: client,
             labels: cfg.labels,
             lengthMs: f['history-length'] as number,
             resolutionMs: f['history-resolution'] as number,

@@ -2,8 +2,8 @@
 // that API is served, else Prometheus instant queries of the cAdvisor series; history at start-up from
 // Prometheus range queries (upstream input/history/history_provider.go, with label names configurable).
 import { parseQuantity } from '../../quantity/index.ts';
-import { PrometheusError, PrometheusHistory } from '../../prediction/history/prometheus.ts';
-import type { HistorySeries } from '../../prediction/history/types.ts';
+import type { PrometheusClient } from '../../prometheus/client.ts';
+import type { HistorySeries } from '../../prometheus/series.ts';
 import { KubeApiError, type KubeApiClient } from '../../kube/api-client.ts';
 import { historyQueries, historyPodSelector, podLabelsFromSeries, type PrometheusHistoryConfig } from '../input/prometheus-history.ts';
 import { cpuAmountFromCores, memoryAmountFromBytes } from '../model/resource-amount.ts';
@@ -19,49 +19,11 @@ export function promTimeToInstant(seconds: number): number {
   return Math.round(seconds * 1000) * 1000;
 }
 
-interface VectorResponse {
-  status: 'success' | 'error';
-  error?: string;
-  data?: { resultType: string; result: { metric: Record<string, string>; value?: [number, string] }[] };
-}
-
-export async function prometheusInstantQuery(url: string, query: string, timeoutMs: number, f: typeof fetch = fetch): Promise<{ labels: Record<string, string>; time: number; value: number }[]> {
-  const base = url.replace(/\/+$/, '');
-  let res: Response;
-  try {
-    res = await f(`${base}/api/v1/query`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ query }).toString(),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (e) {
-    throw new PrometheusError(`prometheus unreachable at ${base}: ${(e as Error).message}`);
-  }
-  let body: VectorResponse;
-  try {
-    body = (await res.json()) as VectorResponse;
-  } catch {
-    throw new PrometheusError(`prometheus answered ${res.status} with a body that is not JSON`);
-  }
-  if (body.status !== 'success') throw new PrometheusError(`prometheus: ${body.error ?? 'error'}`);
-  if (body.data?.resultType !== 'vector') throw new PrometheusError(`prometheus: expected a vector, got ${body.data?.resultType}`);
-  const out: { labels: Record<string, string>; time: number; value: number }[] = [];
-  for (const r of body.data.result) {
-    const v = Number(r.value?.[1]);
-    if (!r.value || !Number.isFinite(v)) continue;
-    out.push({ labels: r.metric, time: r.value[0], value: v });
-  }
-  return out;
-}
-
 export interface PrometheusUsageOptions {
-  url: string;
+  prometheus: Pick<PrometheusClient, 'queryInstant'>;
   labels: PrometheusHistoryConfig;
   /** PromQL range for the CPU rate, e.g. "1m". */
   rateWindow: string;
-  timeoutMs: number;
-  fetch?: typeof fetch;
 }
 
 /** Current usage as `rate(cpu[window])` and the working set, both instant queries at "now". */
@@ -72,8 +34,8 @@ export class PrometheusCurrentUsage implements UsageSource {
   async current(): Promise<UsageSample[]> {
     const sel = historyPodSelector(this.o.labels);
     const [cpu, mem] = await Promise.all([
-      prometheusInstantQuery(this.o.url, `rate(${this.o.labels.cpuMetricName}{${sel}}[${this.o.rateWindow}])`, this.o.timeoutMs, this.o.fetch),
-      prometheusInstantQuery(this.o.url, `${this.o.labels.memoryMetricName}{${sel}}`, this.o.timeoutMs, this.o.fetch),
+      this.o.prometheus.queryInstant(`rate(${this.o.labels.cpuMetricName}{${sel}}[${this.o.rateWindow}])`),
+      this.o.prometheus.queryInstant(`${this.o.labels.memoryMetricName}{${sel}}`),
     ]);
     const l = this.o.labels;
     const out: UsageSample[] = [];
@@ -188,7 +150,7 @@ export function podHistoriesFromSeries(cpu: readonly HistorySeries[], memory: re
 }
 
 export interface PrometheusPodHistoryOptions {
-  history: PrometheusHistory;
+  history: PrometheusClient;
   labels: PrometheusHistoryConfig;
   lengthMs: number;
   resolutionMs: number;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { observedCpuQuery, observedPodCpuMillis, podNamesRegex } from '../../../src/adapter/observed-usage.ts';
-import type { HistoryProvider, HistorySeries } from '../../../src/prediction/history/types.ts';
+import type { HistoryProvider, HistorySeries } from '../../../src/prometheus/series.ts';
 
 describe('observed CPU fallback (Prometheus)', () => {
   it('escapes regex metacharacters in pod names and joins them as alternatives', () => {

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { TspReconciler } from '../../../../src/prediction/controller/tsp-reconciler.ts';
 import type { Forecaster } from '../../../../src/prediction/controller/forecaster.ts';
-import type { HistoryProvider, HistorySeries } from '../../../../src/prediction/history/types.ts';
+import type { HistoryProvider, HistorySeries } from '../../../../src/prometheus/series.ts';
 import { StatusWriter } from '../../../../src/kube/status-writer.ts';
 import { resourcePath } from '../../../../src/kube/api-client.ts';
 import type { TimeSeriesPrediction } from '../../../../src/api/prediction.ts';

@@ -7,7 +7,7 @@ import { historyPodLabelsByName } from '../../../../src/vpa/routines/history-att
 import { VPA_RECOMMENDER_FLAGS, recommenderConfigFromFlags } from '../../../../src/vpa/routines/recommender-flags.ts';
 import { equalityLabels, labelSelectorToString } from '../../../../src/vpa/routines/target-selectors.ts';
 import { AutoUsage, MetricsApiUsage, PrometheusCurrentUsage, podHistoriesFromSeries, prometheusPodHistory, promTimeToInstant } from '../../../../src/vpa/routines/usage-sources.ts';
-import { PrometheusHistory } from '../../../../src/prediction/history/prometheus.ts';
+import { PrometheusClient } from '../../../../src/prometheus/client.ts';
 import { KubeApiError, type KubeApiClient } from '../../../../src/kube/api-client.ts';
 import { historyQueries, podLabelsFromSeries, type PrometheusHistoryConfig } from '../../../../src/vpa/input/prometheus-history.ts';
 import { vpaObj } from './fixtures.ts';
@@ -98,7 +98,7 @@ describe('vpa routines: inputs', () => {
       if (q === 'broken') return new Response(JSON.stringify({ status: 'error', errorType: 'bad_data', error: 'parse error' }), { status: 400 });
       return matrix([{ metric: { kubernetes_namespace: 'ns', kubernetes_pod_name: 'old-web-0', pod_label_app: 'web' }, values: [[900, '1']] }]);
     }) as unknown as typeof fetch;
-    const history = new PrometheusHistory({ url: 'http://prometheus.invalid', fetch: fetchFn });
+    const history = new PrometheusClient({ url: 'http://prometheus.invalid', fetch: fetchFn });
     const run = (query: string, onLabelsError?: (e: Error) => void) =>
       prometheusPodHistory({ history, labels: { ...labels, podLabelsMetricName: query }, lengthMs: 86_400_000, resolutionMs: 3_600_000, now: () => 2_000_000, ...(onLabelsError ? { onLabelsError } : {}) });
     const withLabels = await run('up{job="kubernetes-pods"}[8d]');
@@ -121,7 +121,7 @@ describe('vpa routines: inputs', () => {
       const value = q.startsWith('rate(') ? '0.25' : '123456789';
       return new Response(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: { namespace: 'ns', pod: 'p', container: 'app' }, value: [1700000000.5, value] }, { metric: { namespace: 'ns', pod: 'q', container: 'app' }, value: [1700000000.5, 'NaN'] }] } }));
     }) as unknown as typeof fetch;
-    const u = new PrometheusCurrentUsage({ url: 'http://prom', labels, rateWindow: '60s', timeoutMs: 1000, fetch: fake });
+    const u = new PrometheusCurrentUsage({ prometheus: new PrometheusClient({ url: 'http://prom', timeoutMs: 1000, fetch: fake }), labels, rateWindow: '60s' });
     const samples = await u.current();
     expect(queries).to.deep.equal([
       'rate(container_cpu_usage_seconds_total{job="kubelet", pod=~".+", container!="POD", container!=""}[60s])',

@@ -1,8 +1,12 @@
-// Prometheus history provider: `query_range` split into chunks Prometheus accepts (at most `maxPoints`
-// points per series, 11,000 by default, Crane's --prometheus-maxpoints, docs/crane-behaviour.md §D.3) and joined back into one
-// series per label set. Gaps stay gaps; NaN/Inf samples are dropped; errors are thrown as
-// PrometheusError for the caller to turn into a condition, never a crash.
-import { labelKey, type HistoryProvider, type HistorySeries } from './types.ts';
+// The process's one Prometheus client, for every loop that reads Prometheus (TSP history, the adapter's
+// observed-usage fallback, the VPA recommender's current usage and start-up history):
+// - `queryRange`: `query_range` split into chunks Prometheus accepts (at most `maxPoints` points per series,
+//   11,000 by default, Crane's --prometheus-maxpoints, docs/crane-behaviour.md §D.3) and joined back into one
+//   series per label set; gaps stay gaps;
+// - `queryInstant`: `query` at now, one sample per series.
+// NaN/Inf samples are dropped; errors are thrown as PrometheusError for the caller to turn into a condition,
+// never a crash.
+import { labelKey, type HistoryProvider, type HistorySeries } from './series.ts';
 
 export class PrometheusError extends Error {
   override name = 'PrometheusError';
@@ -66,10 +70,37 @@ export function joinSeries(chunks: HistorySeries[][]): HistorySeries[] {
   });
 }
 
-export class PrometheusHistory implements HistoryProvider {
+interface VectorResponse {
+  status: 'success' | 'error';
+  error?: string;
+  errorType?: string;
+  data?: { resultType: string; result: { metric: Record<string, string>; value?: [number, string] }[] };
+}
+
+/** One sample of an instant query: the series' labels, its time (unix seconds) and a finite value. */
+export interface InstantSample {
+  labels: Record<string, string>;
+  time: number;
+  value: number;
+}
+
+/** Turns an instant-query vector into samples, dropping those whose value is not a finite number. */
+export function parseVector(body: VectorResponse): InstantSample[] {
+  if (body.status !== 'success') throw new PrometheusError(`prometheus: ${body.errorType ?? 'error'}: ${body.error ?? 'unknown error'}`);
+  if (body.data?.resultType !== 'vector') throw new PrometheusError(`prometheus: expected a vector, got ${body.data?.resultType}`);
+  const out: InstantSample[] = [];
+  for (const r of body.data.result) {
+    const v = Number(r.value?.[1]);
+    if (!r.value || !Number.isFinite(v)) continue;
+    out.push({ labels: r.metric, time: r.value[0], value: v });
+  }
+  return out;
+}
+
+export class PrometheusClient implements HistoryProvider {
   private readonly base: string;
   private readonly fetch: typeof fetch;
-  /** query_range calls sent (benchmarks, metrics). */
+  /** Requests sent (benchmarks, metrics). */
   requests = 0;
 
   constructor(private readonly o: PrometheusOptions) {
@@ -80,31 +111,33 @@ export class PrometheusHistory implements HistoryProvider {
   async queryRange(query: string, startS: number, endS: number, stepS: number): Promise<HistorySeries[]> {
     const chunks: HistorySeries[][] = [];
     for (const [s, e] of splitRange(startS, endS, stepS, this.o.maxPoints ?? 11_000)) {
-      chunks.push(await this.queryChunk(query, s, e, stepS));
+      const params = { query, start: String(s), end: String(e), step: String(stepS) };
+      chunks.push(parseMatrix((await this.post('query_range', params)) as MatrixResponse));
     }
     return joinSeries(chunks);
   }
 
-  private async queryChunk(query: string, startS: number, endS: number, stepS: number): Promise<HistorySeries[]> {
-    const params = new URLSearchParams({ query, start: String(startS), end: String(endS), step: String(stepS) });
+  async queryInstant(query: string): Promise<InstantSample[]> {
+    return parseVector((await this.post('query', { query })) as VectorResponse);
+  }
+
+  private async post(api: 'query' | 'query_range', params: Record<string, string>): Promise<unknown> {
     this.requests++;
     let res: Response;
     try {
-      res = await this.fetch(`${this.base}/api/v1/query_range`, {
+      res = await this.fetch(`${this.base}/api/v1/${api}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-        body: params.toString(),
+        body: new URLSearchParams(params).toString(),
         signal: AbortSignal.timeout(this.o.timeoutMs ?? 180_000),
       });
     } catch (e) {
       throw new PrometheusError(`prometheus unreachable at ${this.base}: ${(e as Error).message}`);
     }
-    let body: MatrixResponse;
     try {
-      body = (await res.json()) as MatrixResponse;
+      return await res.json();
     } catch {
       throw new PrometheusError(`prometheus answered ${res.status} with a body that is not JSON`);
     }
-    return parseMatrix(body);
   }
 }

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PrometheusError, PrometheusHistory, joinSeries, parseMatrix, splitRange } from '../../../../src/prediction/history/prometheus.ts';
-import { podNameRegex, workloadCpuQuery } from '../../../../src/prediction/history/queries.ts';
+import { PrometheusError, PrometheusClient, joinSeries, parseMatrix, splitRange } from '../../../src/prometheus/client.ts';
+import { podNameRegex, workloadCpuQuery } from '../../../src/prediction/history/queries.ts';
 
 describe('splitRange', () => {
   it('keeps each chunk at or under maxPoints points and covers the range without overlap', () => {
@@ -45,7 +45,7 @@ describe('parseMatrix / joinSeries', () => {
   });
 });
 
-describe('PrometheusHistory against a local HTTP server', () => {
+describe('PrometheusClient against a local HTTP server', () => {
   let server: Server;
   let url = '';
   const seen: URLSearchParams[] = [];
@@ -59,6 +59,12 @@ describe('PrometheusHistory against a local HTTP server', () => {
         if (p.get('query') === 'boom') {
           res.writeHead(400, { 'content-type': 'application/json' });
           res.end(JSON.stringify({ status: 'error', errorType: 'bad_data', error: 'parse error' }));
+          return;
+        }
+        if (req.url === '/api/v1/query') {
+          // Instant query: one finite sample and one NaN (dropped by the client).
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: { pod: 'a' }, value: [1700000000.5, '0.25'] }, { metric: { pod: 'b' }, value: [1700000000.5, 'NaN'] }] } }));
           return;
         }
         const start = Number(p.get('start'));
@@ -77,18 +83,25 @@ describe('PrometheusHistory against a local HTTP server', () => {
 
   it('splits a long range into requests under the point limit and joins them seamlessly', async () => {
     seen.length = 0;
-    const h = new PrometheusHistory({ url, maxPoints: 100 });
+    const h = new PrometheusClient({ url, maxPoints: 100 });
     const [s] = await h.queryRange('up', 0, 250 * 60, 60);
     expect(seen).to.have.length(3);
     expect(s!.timestamps).to.have.length(251);
     expect(s!.timestamps.every((t, i) => t === i * 60)).to.equal(true);
   });
+  it('answers instant queries on /api/v1/query with one sample per series, non-finite values dropped', async () => {
+    seen.length = 0;
+    const c = new PrometheusClient({ url });
+    expect(await c.queryInstant('rate(x[1m])')).to.deep.equal([{ labels: { pod: 'a' }, time: 1700000000.5, value: 0.25 }]);
+    expect(seen.map((p) => p.get('query'))).to.deep.equal(['rate(x[1m])']);
+    expect(c.requests).to.equal(1);
+  });
   it('reports query errors and an unreachable server as PrometheusError', async () => {
-    await new PrometheusHistory({ url }).queryRange('boom', 0, 60, 60).then(
+    await new PrometheusClient({ url }).queryRange('boom', 0, 60, 60).then(
       () => expect.fail('should reject'),
       (e: Error) => expect(e).to.be.instanceOf(PrometheusError).and.have.property('message').that.contains('parse error'),
     );
-    await new PrometheusHistory({ url: 'http://127.0.0.1:1', timeoutMs: 2000 }).queryRange('up', 0, 60, 60).then(
+    await new PrometheusClient({ url: 'http://127.0.0.1:1', timeoutMs: 2000 }).queryRange('up', 0, 60, 60).then(
       () => expect.fail('should reject'),
       (e: Error) => expect(e).to.be.instanceOf(PrometheusError).and.have.property('message').that.contains('unreachable'),
     );
