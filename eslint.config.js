@@ -13,6 +13,7 @@ export const FLOORS = {
   config: 1,
   observability: 1,
   hpa: 1,
+  histogram: 1,
   kube: 2,
   prometheus: 2,
   metrics: 3,

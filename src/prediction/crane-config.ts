@@ -5,7 +5,7 @@
 import type { DspSpec, PercentileSpec } from '../api/prediction.ts';
 import { DEFAULT_CRANE_ESTIMATORS, type CraneEstimatorSpec } from './dsp/crane-estimators.ts';
 import { DEFAULT_PERCENTILE_CONFIG, type PercentileConfig } from './percentile/percentile-forecast.ts';
-import type { HistogramOptions } from './percentile/histogram.ts';
+import type { HistogramConfig } from './percentile/histogram-config.ts';
 
 const GO_UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, μs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
 
@@ -96,7 +96,7 @@ export function percentileSettingsFromSpec(spec: PercentileSpec | undefined): { 
     const historySeconds = craneParseDurationSeconds(spec.historyLength ?? '');
     craneParseDurationSeconds(spec.histogram?.halfLife ?? ''); // parsed (and required) but unused by Crane
     const h = spec.histogram ?? {};
-    let histogram: HistogramOptions = DEFAULT_PERCENTILE_CONFIG.histogram;
+    let histogram: HistogramConfig = DEFAULT_PERCENTILE_CONFIG.histogram;
     if (h.bucketSizeGrowthRatio && h.firstBucketSize && h.maxValue) {
       const ratio = 1.0 + craneParseFloat(h.bucketSizeGrowthRatio, 0);
       const firstBucketSize = craneParseFloat(h.firstBucketSize, 0);

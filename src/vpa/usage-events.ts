@@ -1,5 +1,5 @@
 // The `recommend` command's input: one JSON object per line, a CPU sample, a memory sample or an OOM.
-import { parseInstant, type Instant } from './model/go-time.ts';
+import { parseInstant, type Instant } from '../gomath/go-time.ts';
 import { cpuAmountFromCores, memoryAmountFromBytes, type ResourceAmount } from './model/resource-amount.ts';
 import type { Labels } from './model/cluster-state.ts';
 

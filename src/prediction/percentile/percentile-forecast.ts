@@ -1,14 +1,15 @@
 // Crane's percentile algorithm (pkg/prediction/percentile, docs/crane-behaviour.md §E): every history sample goes into one
 // histogram with weight max(minSampleWeight, value); the forecast is the constant
 // percentile(p) * (1 + margin) / targetUtilization over the whole horizon.
-import { DEFAULT_HISTOGRAM, WeightedHistogram, type HistogramOptions } from './histogram.ts';
+import { Histogram } from '../../histogram/histogram.ts';
+import { DEFAULT_HISTOGRAM, histogramOptionsOf, type HistogramConfig } from './histogram-config.ts';
 
 export interface PercentileConfig {
   percentile: number;
   marginFraction: number;
   targetUtilization: number;
   minSampleWeight: number;
-  histogram: HistogramOptions;
+  histogram: HistogramConfig;
 }
 
 /** Crane's internal default (docs/crane-behaviour.md §E.1). */
@@ -23,7 +24,7 @@ export const DEFAULT_PERCENTILE_CONFIG: PercentileConfig = {
 export const DEFAULT_PERCENTILE_HISTORY_SECONDS = 7 * 86_400;
 
 export function percentileEstimate(values: ArrayLike<number>, config: PercentileConfig = DEFAULT_PERCENTILE_CONFIG): number {
-  const h = new WeightedHistogram(config.histogram);
+  const h = new Histogram(histogramOptionsOf(config.histogram));
   for (let i = 0; i < values.length; i++) {
     const v = values[i] as number;
     if (!Number.isFinite(v)) continue;

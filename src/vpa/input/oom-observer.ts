@@ -1,7 +1,7 @@
 // OOM detection from pod updates and eviction events (upstream recommender/input/oom/observer.go).
 // Pure functions over Kubernetes JSON objects; the caller feeds the result to ContainerState.recordOOM.
 import { parseQuantity } from '../../quantity/index.ts';
-import { parseInstant, type Instant } from '../model/go-time.ts';
+import { parseInstant, type Instant } from '../../gomath/go-time.ts';
 
 interface ContainerStateJSON {
   running?: object | null;

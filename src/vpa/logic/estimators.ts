@@ -2,7 +2,7 @@
 // one amount; they wrap one another: percentile -> margin -> confidence multiplier -> pod minimum.
 import type { AggregateContainerState } from '../model/aggregate-container-state.ts';
 import { goPow } from '../../gomath/go-math.ts';
-import { durationMinutes, subNanosFloat, type Micros } from '../model/go-time.ts';
+import { durationMinutes, subNanosFloat, type Micros } from '../../gomath/go-time.ts';
 import {
   cpuAmountFromCores,
   memoryAmountFromBytes,

@@ -1,7 +1,7 @@
 // From per-container aggregates to target / lower bound / upper bound per container (upstream
 // recommender/logic/recommender.go), with defaults equal to upstream's recommender flags.
 import type { AggregateContainerState } from '../model/aggregate-container-state.ts';
-import { MICROS_PER_HOUR, type Micros } from '../model/go-time.ts';
+import { MICROS_PER_HOUR, type Micros } from '../../gomath/go-time.ts';
 import { cpuAmountFromCores, memoryAmountFromBytes, scaleResource, type ResourceName, type Resources } from '../model/resource-amount.ts';
 import {
   percentileCPUEstimator,

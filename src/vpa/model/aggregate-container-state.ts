@@ -2,9 +2,9 @@
 // recommender/model/aggregate_container_state.go): a decaying CPU-usage histogram (one sample per CPU
 // measurement, weight 0.1), a decaying histogram of per-interval memory peaks, and the sample counters
 // that drive the confidence of a recommendation.
-import { DecayingHistogram, type HistogramCheckpoint } from './histogram.ts';
+import { DecayingHistogram, type HistogramCheckpoint } from '../../histogram/histogram.ts';
 import { AggregationsConfig, MIN_SAMPLE_WEIGHT, SUPPORTED_CHECKPOINT_VERSION, defaultAggregationsConfig } from './aggregations-config.ts';
-import { GO_ZERO_TIME, MICROS_PER_SECOND, isZeroTime, type Instant, type Micros } from './go-time.ts';
+import { GO_ZERO_TIME, MICROS_PER_SECOND, isZeroTime, type Instant, type Micros } from '../../gomath/go-time.ts';
 import { bytesFromMemoryAmount, coresFromCPUAmount, type ResourceAmount, type ResourceName } from './resource-amount.ts';
 import type { ContainerResourcePolicy, ContainerScalingMode, UpdateMode } from './vpa-types.ts';
 import { parseQuantity } from '../../quantity/index.ts';

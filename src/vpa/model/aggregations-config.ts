@@ -1,7 +1,7 @@
 // Histogram layouts and aggregation settings shared by every container state (upstream
 // recommender/model/aggregations_config.go). Defaults equal upstream's flags.
-import { ExponentialHistogramOptions, type HistogramOptions } from './histogram-options.ts';
-import { MICROS_PER_HOUR, type Micros } from './go-time.ts';
+import { ExponentialHistogramOptions, type HistogramOptions } from '../../histogram/options.ts';
+import { MICROS_PER_HOUR, type Micros } from '../../gomath/go-time.ts';
 
 /** Weight of one CPU sample (upstream minSampleWeight). */
 export const MIN_SAMPLE_WEIGHT = 0.1;

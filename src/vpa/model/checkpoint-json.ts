@@ -2,8 +2,8 @@
 // checkpoint status. metav1.Time keeps whole seconds (sub-seconds are dropped) and writes Go's zero
 // time as null, exactly what a round trip through the API server does.
 import type { AggregateCheckpoint } from './aggregate-container-state.ts';
-import { GO_ZERO_TIME, formatInstantSeconds, isZeroTime, parseInstant, truncateToSeconds, type Instant } from './go-time.ts';
-import type { HistogramCheckpoint } from './histogram.ts';
+import { GO_ZERO_TIME, formatInstantSeconds, isZeroTime, parseInstant, truncateToSeconds, type Instant } from '../../gomath/go-time.ts';
+import type { HistogramCheckpoint } from '../../histogram/histogram.ts';
 
 export interface HistogramCheckpointJSON {
   referenceTimestamp: string | null;

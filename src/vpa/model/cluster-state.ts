@@ -5,7 +5,7 @@
 import { AggregateContainerState, type ModelFeatureGates } from './aggregate-container-state.ts';
 import { AggregationsConfig, defaultAggregationsConfig } from './aggregations-config.ts';
 import { ContainerState, type AggregateLink } from './container-state.ts';
-import type { Instant } from './go-time.ts';
+import type { Instant } from '../../gomath/go-time.ts';
 import type { ResourceAmount } from './resource-amount.ts';
 import { getContainerResourcePolicy, type PodResourcePolicy, type UpdateMode } from './vpa-types.ts';
 

@@ -3,7 +3,7 @@
 // aggregation window [start + k·I, start + (k+1)·I), written to the aggregate at the window END, and an
 // OOM becomes an artificial, bumped-up memory peak.
 import type { AggregateContainerState } from './aggregate-container-state.ts';
-import { GO_ZERO_TIME, isZeroTime, truncateDuration, type Instant, type Micros } from './go-time.ts';
+import { GO_ZERO_TIME, isZeroTime, truncateDuration, type Instant, type Micros } from '../../gomath/go-time.ts';
 import { memoryAmountFromBytes, resourceAmountMax, scaleResource, type ResourceAmount } from './resource-amount.ts';
 
 /** Where a container's samples go; the cluster re-resolves it when pod labels change or GC drops it. */

@@ -1,5 +1,5 @@
 // VPA status conditions the recommender maintains (upstream model/vpa.go UpdateConditions).
-import type { Instant } from './go-time.ts';
+import type { Instant } from '../../gomath/go-time.ts';
 
 export type VpaConditionType = 'RecommendationProvided' | 'NoPodsMatched' | 'ConfigUnsupported' | 'ConfigDeprecated' | 'LowConfidence' | 'FetchingHistory';
 

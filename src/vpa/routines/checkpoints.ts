@@ -5,7 +5,7 @@ import { AggregateContainerState } from '../model/aggregate-container-state.ts';
 import { checkpointStatusFromJSON, checkpointStatusToJSON, type VerticalPodAutoscalerCheckpointJSON } from '../model/checkpoint-json.ts';
 import type { ClusterState, VpaState } from '../model/cluster-state.ts';
 import type { ContainerState } from '../model/container-state.ts';
-import type { Instant } from '../model/go-time.ts';
+import type { Instant } from '../../gomath/go-time.ts';
 import { vpaKey } from './cluster-feeder.ts';
 import { VPA_API_VERSION } from '../../api/kinds.ts';
 

@@ -3,7 +3,7 @@
 // only mode here), current usage samples, OOM kills and, at start-up, Prometheus history. Pure: every
 // input is an argument, time included.
 import { ClusterState, VpaState, type Labels, type PodId, type PodPhase } from '../model/cluster-state.ts';
-import type { Instant } from '../model/go-time.ts';
+import type { Instant } from '../../gomath/go-time.ts';
 import type { PodResourcePolicy, UpdateMode } from '../model/vpa-types.ts';
 import { parseQuantity } from '../../quantity/index.ts';
 import type { OomInfo } from '../input/oom-observer.ts';

@@ -3,7 +3,7 @@
 import { AggregationsConfig } from '../model/aggregations-config.ts';
 import type { ModelFeatureGates } from '../model/aggregate-container-state.ts';
 import { containerNameToAggregateStateMap, type VpaState } from '../model/cluster-state.ts';
-import type { Instant } from '../model/go-time.ts';
+import type { Instant } from '../../gomath/go-time.ts';
 import { PodResourceRecommender } from '../logic/pod-recommender.ts';
 import { applyVPAPolicy, integerCPUPostProcess } from '../logic/post-processors.ts';
 import { mapToListOfRecommendedContainerResources, type ContainerRecommendation, type QuantityList, type RecommendationFormat } from '../logic/resource-list.ts';

@@ -2,7 +2,7 @@
 // model/vpa.go UpdateConditions), computed from the observed status so condition transition times
 // survive restarts, and compared semantically so an unchanged status is never written. Pure.
 import { semanticEqual } from '../../kube/semantic-equal.ts';
-import { formatInstantSeconds, type Instant } from '../model/go-time.ts';
+import { formatInstantSeconds, type Instant } from '../../gomath/go-time.ts';
 import { recommendationToJSON, type ContainerRecommendation, type ContainerRecommendationJSON } from '../logic/resource-list.ts';
 import { SPLIT_CONDITION, SPLIT_REASON, splitMessage } from './resource-split.ts';
 

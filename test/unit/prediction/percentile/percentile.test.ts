@@ -1,5 +1,13 @@
 import { expect } from 'chai';
-import { WeightedHistogram, bucketStart } from '../../../../src/prediction/percentile/histogram.ts';
+import { Histogram } from '../../../../src/histogram/histogram.ts';
+import { DEFAULT_HISTOGRAM, histogramOptionsOf, type HistogramConfig } from '../../../../src/prediction/percentile/histogram-config.ts';
+
+const WeightedHistogram = class extends Histogram {
+  constructor(c: HistogramConfig = DEFAULT_HISTOGRAM) {
+    super(histogramOptionsOf(c));
+  }
+};
+const bucketStart = (c: HistogramConfig, b: number) => histogramOptionsOf(c).getBucketStart(b);
 import { percentileEstimate, DEFAULT_PERCENTILE_CONFIG } from '../../../../src/prediction/percentile/percentile-forecast.ts';
 
 describe('prediction/percentile', () => {

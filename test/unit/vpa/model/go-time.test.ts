@@ -9,7 +9,7 @@ import {
   roundTime,
   subNanosFloat,
   truncateDuration,
-} from '../../../../src/vpa/model/go-time.ts';
+} from '../../../../src/gomath/go-time.ts';
 
 const H = 3_600_000_000;
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { AggregateContainerState } from '../../../../src/vpa/model/aggregate-container-state.ts';
 import { ClusterState } from '../../../../src/vpa/model/cluster-state.ts';
-import { MICROS_PER_HOUR, parseInstant } from '../../../../src/vpa/model/go-time.ts';
+import { MICROS_PER_HOUR, parseInstant } from '../../../../src/gomath/go-time.ts';
 import { ClusterFeeder, type PodHistory } from '../../../../src/vpa/routines/cluster-feeder.ts';
 import { appSelector, podObj, vpaObj } from './fixtures.ts';
 

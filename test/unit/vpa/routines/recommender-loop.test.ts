@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DEFAULT_RECOMMENDATION_CONFIG, DEFAULT_RECOMMENDATION_FORMAT, PodResourceRecommender } from '../../../../src/vpa/logic/index.ts';
 import { AggregationsConfig } from '../../../../src/vpa/model/aggregations-config.ts';
-import { MICROS_PER_HOUR, parseInstant } from '../../../../src/vpa/model/go-time.ts';
+import { MICROS_PER_HOUR, parseInstant } from '../../../../src/gomath/go-time.ts';
 import { RecommenderLoop, type LoopOptions } from '../../../../src/vpa/routines/recommender-loop.ts';
 import type { PodHistory } from '../../../../src/vpa/routines/cluster-feeder.ts';
 import { FakeIO, podObj, vpaObj } from './fixtures.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Quantity } from '../../../../src/quantity/index.ts';
-import { parseInstant } from '../../../../src/vpa/model/go-time.ts';
+import { parseInstant } from '../../../../src/gomath/go-time.ts';
 import type { ContainerRecommendation } from '../../../../src/vpa/logic/resource-list.ts';
 import { desiredVpaStatus, hasTrueCondition, statusChanged, type VpaStatusJSON } from '../../../../src/vpa/routines/vpa-status.ts';
 

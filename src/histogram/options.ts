@@ -2,7 +2,7 @@
 // Exponential buckets: bucket 0 is [0, first), bucket n has width first*ratio^n. Bucket lookup always
 // uses the log formula (with Go's Log), never a search over the bucket starts: the two are not exact
 // inverses at the boundaries.
-import { goLog, goPow } from '../../gomath/go-math.ts';
+import { goLog, goPow } from '../gomath/go-math.ts';
 
 export interface HistogramOptions {
   readonly numBuckets: number;

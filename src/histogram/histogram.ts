@@ -3,9 +3,9 @@
 // Behaviour to keep: sub-epsilon weight does not widen [minBucket, maxBucket]; Percentile returns the
 // END of the chosen bucket (the start for the last, unbounded one); checkpoints scale the heaviest
 // bucket to 10000 and drop what rounds to 0.
-import { goExp2, ldexp, roundHalfUp } from '../../gomath/go-math.ts';
-import type { HistogramOptions } from './histogram-options.ts';
-import { GO_ZERO_TIME, roundTime, subNanosFloat, type Instant, type Micros } from './go-time.ts';
+import { goExp2, ldexp, roundHalfUp } from '../gomath/go-math.ts';
+import type { HistogramOptions } from './options.ts';
+import { GO_ZERO_TIME, roundTime, subNanosFloat, type Instant, type Micros } from '../gomath/go-time.ts';
 
 /** Upstream's MaxCheckpointWeight. */
 export const MAX_CHECKPOINT_WEIGHT = 10000;
