@@ -4,8 +4,8 @@
 # without root or passwordless sudo (or without apt) it prints one line saying what to install.
 set -euo pipefail
 need=()
-command -v prometheus >/dev/null || need+=(prometheus)
-command -v promtool >/dev/null || need+=(prometheus)
+# prometheus and promtool come in one package.
+{ command -v prometheus >/dev/null && command -v promtool >/dev/null; } || need+=(prometheus)
 command -v openssl >/dev/null || need+=(openssl)
 command -v wrk >/dev/null || need+=(wrk)
 if [ ${#need[@]} -gt 0 ]; then
