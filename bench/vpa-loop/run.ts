@@ -15,7 +15,7 @@ import vm from 'node:vm';
 import { DEFAULT_RECOMMENDATION_CONFIG, DEFAULT_RECOMMENDATION_FORMAT, PodResourceRecommender } from '../../src/vpa/logic/index.ts';
 import { AggregationsConfig } from '../../src/vpa/model/aggregations-config.ts';
 import type { VerticalPodAutoscalerCheckpointJSON } from '../../src/vpa/model/checkpoint-json.ts';
-import type { PodHistory, PodObject, TargetSelection, UsageSample, VpaObject } from '../../src/vpa/routines/cluster-feeder.ts';
+import type { PodHistory, PodObject, TargetSelection, UsageSample, VpaObject } from '../../src/vpa/input/cluster-feeder.ts';
 import { RecommenderLoop, type LoopStats, type RecommenderIO } from '../../src/vpa/routines/recommender-loop.ts';
 import type { EhpaForSplit } from '../../src/vpa/routines/resource-split.ts';
 import type { VpaStatusJSON } from '../../src/vpa/routines/vpa-status.ts';

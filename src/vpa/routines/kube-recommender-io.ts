@@ -6,12 +6,12 @@ import type { SharedInformer, KubeObject } from '../../kube/informers.ts';
 import type { EventSink } from '../../kube/event-recorder.ts';
 import type { VerticalPodAutoscalerCheckpointJSON } from '../model/checkpoint-json.ts';
 import type { OomInfo } from '../input/oom-observer.ts';
-import type { PodHistory, PodObject, TargetSelection, UsageSample, VpaObject } from './cluster-feeder.ts';
+import type { PodHistory, PodObject, TargetSelection, UsageSample, VpaObject } from '../input/cluster-feeder.ts';
 import type { RecommenderIO } from './recommender-loop.ts';
 import type { EhpaForSplit } from './resource-split.ts';
 import type { VpaStatusJSON } from './vpa-status.ts';
-import type { UsageSource } from './usage-sources.ts';
-import type { TargetSelectors } from './target-selectors.ts';
+import type { UsageSource } from '../input/usage-sources.ts';
+import type { TargetSelectors } from '../input/target-selectors.ts';
 import { KINDS, VPA_API_VERSION } from '../../api/kinds.ts';
 
 

@@ -11,15 +11,15 @@ import type { KubeApiClient } from '../../kube/api-client.ts';
 import type { ResourceDiscovery } from '../../kube/discovery.ts';
 import type { EventSink } from '../../kube/event-recorder.ts';
 import { PrometheusClient } from '../../prometheus/client.ts';
-import type { PodObject, VpaObject } from './cluster-feeder.ts';
-import { historyPodLabelsByName } from './history-attribution.ts';
+import type { PodObject, VpaObject } from '../input/cluster-feeder.ts';
+import { historyPodLabelsByName } from '../input/history-attribution.ts';
 import { KubeRecommenderIO } from './kube-recommender-io.ts';
-import { OomWatcher, type EvictionEvent } from './oom-watcher.ts';
+import { OomWatcher, type EvictionEvent } from '../input/oom-watcher.ts';
 import { RecommenderLoop } from './recommender-loop.ts';
 import { promDuration, recommenderConfigFromFlags } from './recommender-flags.ts';
 import type { EhpaForSplit } from './resource-split.ts';
-import { TargetSelectors } from './target-selectors.ts';
-import { AutoUsage, MetricsApiUsage, PrometheusCurrentUsage, prometheusPodHistory, type UsageSource } from './usage-sources.ts';
+import { TargetSelectors } from '../input/target-selectors.ts';
+import { AutoUsage, MetricsApiUsage, PrometheusCurrentUsage, prometheusPodHistory, type UsageSource } from '../input/usage-sources.ts';
 import type { PodJSON } from '../input/oom-observer.ts';
 
 export interface VpaRecommenderSetup {

@@ -8,8 +8,8 @@ import { ClusterState, vpasInCheckpointOrder, type Labels, type VpaState } from 
 import type { VerticalPodAutoscalerCheckpointJSON } from '../model/checkpoint-json.ts';
 import type { OomInfo } from '../input/oom-observer.ts';
 import { vpaSelectedByRecommender, type VpaFilterOptions } from '../input/vpa-filter.ts';
-import { ClusterFeeder, vpaKey, type PodHistory, type PodObject, type TargetSelection, type UsageSample, type VpaObject } from './cluster-feeder.ts';
-import { checkpointObjects, containersByAggregate, loadCheckpoints, orphanedCheckpoints, type ContainersByAggregate } from './checkpoints.ts';
+import { ClusterFeeder, vpaKey, type PodHistory, type PodObject, type TargetSelection, type UsageSample, type VpaObject } from '../input/cluster-feeder.ts';
+import { checkpointObjects, containersByAggregate, loadCheckpoints, orphanedCheckpoints, type ContainersByAggregate } from '../checkpoint/checkpoints.ts';
 import { recommendForVpa, type RecommenderSettings } from './recommend-vpa.ts';
 import { cpuEhpaIndex, SPLIT_CONDITION, splitMessage, type EhpaForSplit } from './resource-split.ts';
 import { desiredVpaStatus, hasTrueCondition, statusChanged, type VpaStatusJSON } from './vpa-status.ts';

@@ -1,7 +1,7 @@
 // Small builders for the recommender-loop tests: VPAs, pods and a recording RecommenderIO.
 import type { VerticalPodAutoscalerCheckpointJSON } from '../../../../src/vpa/model/checkpoint-json.ts';
 import type { OomInfo } from '../../../../src/vpa/input/oom-observer.ts';
-import type { PodHistory, PodObject, TargetSelection, UsageSample, VpaObject } from '../../../../src/vpa/routines/cluster-feeder.ts';
+import type { PodHistory, PodObject, TargetSelection, UsageSample, VpaObject } from '../../../../src/vpa/input/cluster-feeder.ts';
 import type { RecommenderIO } from '../../../../src/vpa/routines/recommender-loop.ts';
 import type { EhpaForSplit } from '../../../../src/vpa/routines/resource-split.ts';
 import type { VpaStatusJSON } from '../../../../src/vpa/routines/vpa-status.ts';

@@ -5,8 +5,8 @@ import { KubeApiError, type KubeApiClient } from '../../../../src/kube/api-clien
 import type { ResourceDiscovery } from '../../../../src/kube/discovery.ts';
 import type { SharedInformer } from '../../../../src/kube/informers.ts';
 import { KubeRecommenderIO } from '../../../../src/vpa/routines/kube-recommender-io.ts';
-import { TargetSelectors } from '../../../../src/vpa/routines/target-selectors.ts';
-import type { UsageSource } from '../../../../src/vpa/routines/usage-sources.ts';
+import { TargetSelectors } from '../../../../src/vpa/input/target-selectors.ts';
+import type { UsageSource } from '../../../../src/vpa/input/usage-sources.ts';
 import { vpaObj } from './fixtures.ts';
 
 interface Call {

@@ -3,7 +3,7 @@ import { DEFAULT_RECOMMENDATION_CONFIG, DEFAULT_RECOMMENDATION_FORMAT, PodResour
 import { AggregationsConfig } from '../../../../src/vpa/model/aggregations-config.ts';
 import { MICROS_PER_HOUR, parseInstant } from '../../../../src/gomath/go-time.ts';
 import { RecommenderLoop, type LoopOptions } from '../../../../src/vpa/routines/recommender-loop.ts';
-import type { PodHistory } from '../../../../src/vpa/routines/cluster-feeder.ts';
+import type { PodHistory } from '../../../../src/vpa/input/cluster-feeder.ts';
 import { FakeIO, podObj, vpaObj } from './fixtures.ts';
 
 const START_MS = parseInstant('2026-11-22T09:00:00Z') / 1000;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { ClusterState, VpaState } from '../../../../src/vpa/model/cluster-state.ts';
 import { MICROS_PER_HOUR, parseInstant } from '../../../../src/gomath/go-time.ts';
-import { checkpointName, checkpointObjects, containersByAggregate, loadCheckpoints, orphanedCheckpoints } from '../../../../src/vpa/routines/checkpoints.ts';
+import { checkpointName, checkpointObjects, containersByAggregate, loadCheckpoints, orphanedCheckpoints } from '../../../../src/vpa/checkpoint/checkpoints.ts';
 import { recommendForVpa } from '../../../../src/vpa/routines/recommend-vpa.ts';
 import { DEFAULT_RECOMMENDATION_FORMAT, PodResourceRecommender, recommendationToJSON } from '../../../../src/vpa/logic/index.ts';
 

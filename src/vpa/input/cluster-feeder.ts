@@ -6,7 +6,7 @@ import { ClusterState, VpaState, type Labels, type PodId, type PodPhase } from '
 import type { Instant } from '../../gomath/go-time.ts';
 import type { PodResourcePolicy, UpdateMode } from '../model/vpa-types.ts';
 import { parseQuantity } from '../../quantity/index.ts';
-import type { OomInfo } from '../input/oom-observer.ts';
+import type { OomInfo } from './oom-observer.ts';
 
 /** A VPA as the API serves it (the fields the loop reads). */
 export interface VpaObject {

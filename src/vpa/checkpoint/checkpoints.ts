@@ -6,7 +6,7 @@ import { checkpointStatusFromJSON, checkpointStatusToJSON, type VerticalPodAutos
 import type { ClusterState, VpaState } from '../model/cluster-state.ts';
 import type { ContainerState } from '../model/container-state.ts';
 import type { Instant } from '../../gomath/go-time.ts';
-import { vpaKey } from './cluster-feeder.ts';
+import { vpaKey } from '../input/cluster-feeder.ts';
 import { VPA_API_VERSION } from '../../api/kinds.ts';
 
 

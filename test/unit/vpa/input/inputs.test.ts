@@ -3,14 +3,14 @@
 import { expect } from 'chai';
 import { parseFlags, UsageError } from '../../../../src/config/flags.ts';
 import { parseLabelSelector } from '../../../../src/selectors/label-selector.ts';
-import { historyPodLabelsByName } from '../../../../src/vpa/routines/history-attribution.ts';
+import { historyPodLabelsByName } from '../../../../src/vpa/input/history-attribution.ts';
 import { VPA_RECOMMENDER_FLAGS, recommenderConfigFromFlags } from '../../../../src/vpa/routines/recommender-flags.ts';
-import { equalityLabels, labelSelectorToString } from '../../../../src/vpa/routines/target-selectors.ts';
-import { AutoUsage, MetricsApiUsage, PrometheusCurrentUsage, podHistoriesFromSeries, prometheusPodHistory, promTimeToInstant } from '../../../../src/vpa/routines/usage-sources.ts';
+import { equalityLabels, labelSelectorToString } from '../../../../src/vpa/input/target-selectors.ts';
+import { AutoUsage, MetricsApiUsage, PrometheusCurrentUsage, podHistoriesFromSeries, prometheusPodHistory, promTimeToInstant } from '../../../../src/vpa/input/usage-sources.ts';
 import { PrometheusClient } from '../../../../src/prometheus/client.ts';
 import { KubeApiError, type KubeApiClient } from '../../../../src/kube/api-client.ts';
 import { historyQueries, podLabelsFromSeries, type PrometheusHistoryConfig } from '../../../../src/vpa/input/prometheus-history.ts';
-import { vpaObj } from './fixtures.ts';
+import { vpaObj } from '../routines/fixtures.ts';
 
 const labels: PrometheusHistoryConfig = {
   cadvisorMetricsJobName: 'kubelet',

@@ -5,7 +5,7 @@ import { parseQuantity } from '../../quantity/index.ts';
 import type { PrometheusClient } from '../../prometheus/client.ts';
 import type { HistorySeries } from '../../prometheus/series.ts';
 import { KubeApiError, type KubeApiClient } from '../../kube/api-client.ts';
-import { historyQueries, historyPodSelector, podLabelsFromSeries, type PrometheusHistoryConfig } from '../input/prometheus-history.ts';
+import { historyQueries, historyPodSelector, podLabelsFromSeries, type PrometheusHistoryConfig } from './prometheus-history.ts';
 import { cpuAmountFromCores, memoryAmountFromBytes } from '../model/resource-amount.ts';
 import type { PodHistory, UsageSample } from './cluster-feeder.ts';
 

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { AggregateContainerState } from '../../../../src/vpa/model/aggregate-container-state.ts';
 import { ClusterState } from '../../../../src/vpa/model/cluster-state.ts';
 import { MICROS_PER_HOUR, parseInstant } from '../../../../src/gomath/go-time.ts';
-import { ClusterFeeder, type PodHistory } from '../../../../src/vpa/routines/cluster-feeder.ts';
-import { appSelector, podObj, vpaObj } from './fixtures.ts';
+import { ClusterFeeder, type PodHistory } from '../../../../src/vpa/input/cluster-feeder.ts';
+import { appSelector, podObj, vpaObj } from '../routines/fixtures.ts';
 
 const NOW = parseInstant('2026-11-22T09:00:00Z');
 const web = vpaObj('web', 'web');

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { SharedInformer, KubeObject } from '../../../../src/kube/informers.ts';
 import type { PodJSON } from '../../../../src/vpa/input/oom-observer.ts';
-import { OomWatcher, type EvictionEvent } from '../../../../src/vpa/routines/oom-watcher.ts';
+import { OomWatcher, type EvictionEvent } from '../../../../src/vpa/input/oom-watcher.ts';
 
 type Pod = PodJSON & KubeObject;
 

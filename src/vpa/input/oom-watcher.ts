@@ -4,7 +4,7 @@
 // `reason=Evicted` event watch). Buffered like upstream's channel (5000, oldest dropped) until the loop
 // drains it.
 import type { SharedInformer, KubeObject } from '../../kube/informers.ts';
-import { oomsFromEvictionEvent, oomsFromPodUpdate, type EventJSON, type OomInfo, type PodJSON } from '../input/oom-observer.ts';
+import { oomsFromEvictionEvent, oomsFromPodUpdate, type EventJSON, type OomInfo, type PodJSON } from './oom-observer.ts';
 
 type Pod = PodJSON & KubeObject;
 export type EvictionEvent = EventJSON & KubeObject;
