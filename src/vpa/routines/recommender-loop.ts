@@ -71,6 +71,49 @@ export interface LoopStats {
   checkpointsRestored?: number;
 }
 
+type HandledVpa = { obj: VpaObject; target: TargetSelection };
+
+/** The state of one loop: its time, its counters and the clocks of the model part and of each step. */
+interface Run {
+  nowMs: number;
+  /** Microseconds, the model's time unit. */
+  now: number;
+  stats: LoopStats;
+  timed<T>(f: () => T): T;
+  phase(name: keyof LoopStats['phaseMs']): void;
+  finish(): LoopStats;
+}
+
+function startRun(nowMs: number): Run {
+  const t0 = performance.now();
+  let modelMs = 0;
+  let mark = t0;
+  const stats: LoopStats = { vpas: 0, trackedPods: 0, trackedContainers: 0, samplesAccepted: 0, samplesRejected: 0, ooms: 0, statusWrites: 0, checkpointWrites: 0, checkpointDeletes: 0, events: 0, modelMs: 0, totalMs: 0, phaseMs: { feed: 0, update: 0, checkpoints: 0, gc: 0 } };
+  return {
+    nowMs,
+    now: nowMs * 1000,
+    stats,
+    timed<T>(f: () => T): T {
+      const s = performance.now();
+      try {
+        return f();
+      } finally {
+        modelMs += performance.now() - s;
+      }
+    },
+    phase(name) {
+      const t = performance.now();
+      stats.phaseMs[name] += t - mark;
+      mark = t;
+    },
+    finish() {
+      stats.modelMs = modelMs;
+      stats.totalMs = performance.now() - t0;
+      return stats;
+    },
+  };
+}
+
 async function forEachLimit<T>(items: readonly T[], limit: number, fn: (t: T) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {
@@ -93,60 +136,61 @@ export class RecommenderLoop {
     this.feeder = new ClusterFeeder(this.cluster);
   }
 
+  /**
+   * One loop, as upstream's RunOnce: load the VPAs, feed pods, usage and OOMs, update the VPAs, maintain the
+   * checkpoints, collect garbage; each step is timed (LoopStats.phaseMs).
+   */
   async runOnce(): Promise<LoopStats> {
-    const t0 = performance.now();
-    let modelMs = 0;
-    const timed = <T>(f: () => T): T => {
-      const s = performance.now();
-      try {
-        return f();
-      } finally {
-        modelMs += performance.now() - s;
-      }
-    };
-    const nowMs = Math.round(this.o.now());
-    const now = nowMs * 1000;
-    const stats: LoopStats = { vpas: 0, trackedPods: 0, trackedContainers: 0, samplesAccepted: 0, samplesRejected: 0, ooms: 0, statusWrites: 0, checkpointWrites: 0, checkpointDeletes: 0, events: 0, modelMs: 0, totalMs: 0, phaseMs: { feed: 0, update: 0, checkpoints: 0, gc: 0 } };
-    let mark = t0;
-    const phase = (name: keyof LoopStats['phaseMs']) => {
-      const t = performance.now();
-      stats.phaseMs[name] += t - mark;
-      mark = t;
-    };
+    const run = startRun(Math.round(this.o.now()));
+    const vpas = await this.loadVpas(run);
+    if (!this.initialized) {
+      await this.init(run, vpas);
+      this.initialized = true;
+    }
+    await this.feedPodsUsageAndOoms(run);
+    run.phase('feed');
+    await this.updateVpas(run, vpas);
+    run.phase('update');
+    await this.maintainCheckpoints(run, vpas);
+    run.phase('checkpoints');
+    this.garbageCollect(run);
+    run.phase('gc');
+    return run.finish();
+  }
 
-    // 1. VPAs this recommender handles, with their selectors.
+  /** 1. The VPAs this recommender handles, with their target selectors, synced into the model. */
+  private async loadVpas(run: Run): Promise<HandledVpa[]> {
     const selected = this.io.vpas().filter((v) => vpaSelectedByRecommender({ namespace: v.metadata.namespace ?? '', recommenders: v.spec?.recommenders }, this.o.filter));
     const targets: TargetSelection[] = new Array(selected.length);
     await forEachLimit([...selected.keys()], this.o.updateWorkers, async (i) => {
       targets[i] = await this.io.targetSelector(selected[i]!);
     });
     const withTargets = selected.map((obj, i) => ({ obj, target: targets[i]! }));
-    timed(() => this.feeder.syncVpas(withTargets));
-    stats.vpas = withTargets.length;
+    run.timed(() => this.feeder.syncVpas(withTargets));
+    run.stats.vpas = withTargets.length;
+    return withTargets;
+  }
 
-    if (!this.initialized) {
-      await this.init(now, withTargets, stats, timed);
-      this.initialized = true;
-    }
-
-    // 2-4. Pods, current usage, OOMs.
+  /** 2-4. Pods, current usage, OOMs into the model. */
+  private async feedPodsUsageAndOoms(run: Run): Promise<void> {
     const pods = this.io.pods();
-    stats.trackedPods = timed(() => this.feeder.syncPods(pods, now)).tracked;
+    run.stats.trackedPods = run.timed(() => this.feeder.syncPods(pods, run.now)).tracked;
     let samples: UsageSample[] = [];
     try {
       samples = await this.io.currentUsage();
     } catch (e) {
       this.o.log?.warn({ err: (e as Error).message }, 'vpa-recommender: current usage unavailable this loop');
     }
-    const fed = timed(() => this.feeder.addUsage(samples));
-    const ooms = timed(() => this.feeder.recordOoms(this.io.takeOoms()));
-    stats.samplesAccepted = fed.accepted;
-    stats.samplesRejected = fed.rejected;
-    stats.ooms = ooms.accepted;
-    for (const p of this.cluster.pods.values()) stats.trackedContainers += p.containers.size;
-    phase('feed');
+    const fed = run.timed(() => this.feeder.addUsage(samples));
+    const ooms = run.timed(() => this.feeder.recordOoms(this.io.takeOoms()));
+    run.stats.samplesAccepted = fed.accepted;
+    run.stats.samplesRejected = fed.rejected;
+    run.stats.ooms = ooms.accepted;
+    for (const p of this.cluster.pods.values()) run.stats.trackedContainers += p.containers.size;
+  }
 
-    // 5. Recommendations and status.
+  /** 5. Recommendations, events and status writes for the changed ones. */
+  private async updateVpas(run: Run, withTargets: HandledVpa[]): Promise<void> {
     const cpuEhpaFor = cpuEhpaIndex(this.o.splitWithEhpa ? this.io.ehpas() : []);
     const writes: { obj: VpaObject; status: VpaStatusJSON }[] = [];
     for (const { obj, target } of withTargets) {
@@ -154,34 +198,34 @@ export class RecommenderLoop {
       const state = this.cluster.vpas.get(vpaKey(ns, obj.metadata.name));
       if (!state) continue;
       const split = cpuEhpaFor(ns, obj.spec?.targetRef);
-      const status = timed(() => {
-        const recs = recommendForVpa(state, this.o.settings, now, !!split);
+      const status = run.timed(() => {
+        const recs = recommendForVpa(state, this.o.settings, run.now, !!split);
         return desiredVpaStatus(obj.status as VpaStatusJSON | undefined, {
           recommendation: recs,
           podsMatched: state.podCount > 0,
           configUnsupported: target.unsupported,
           splitWithEhpa: split?.metadata.name,
-          now,
+          now: run.now,
         });
       });
       if (split && !hasTrueCondition(obj.status as VpaStatusJSON | undefined, SPLIT_CONDITION)) {
         this.io.event(obj, 'Normal', SPLIT_CONDITION, splitMessage(split.metadata.name));
-        stats.events++;
+        run.stats.events++;
       }
-      if (timed(() => statusChanged(obj.status as VpaStatusJSON | undefined, status))) writes.push({ obj, status });
+      if (run.timed(() => statusChanged(obj.status as VpaStatusJSON | undefined, status))) writes.push({ obj, status });
     }
     await forEachLimit(writes, this.o.updateWorkers, async ({ obj, status }) => {
       try {
         await this.io.writeStatus(obj, status);
-        stats.statusWrites++;
+        run.stats.statusWrites++;
       } catch (e) {
         this.o.log?.warn({ namespace: obj.metadata.namespace, name: obj.metadata.name, err: (e as Error).message }, 'vpa-recommender: status write failed');
       }
     });
+  }
 
-    phase('update');
-
-    // 6. Checkpoints, least recently written VPA first, until the budget is spent (at least one VPA).
+  /** 6. Checkpoints, least recently written VPA first, until the budget is spent (at least one VPA); GC of orphans. */
+  private async maintainCheckpoints(run: Run, withTargets: HandledVpa[]): Promise<void> {
     const deadline = this.o.now() + this.o.checkpointsTimeoutMs;
     const handled = new Set(withTargets.map(({ obj }) => vpaKey(obj.metadata.namespace, obj.metadata.name)));
     const order = vpasInCheckpointOrder([...this.cluster.vpas.values()].filter((v) => handled.has(vpaKey(v.namespace, v.name))));
@@ -189,37 +233,35 @@ export class RecommenderLoop {
     let index: ContainersByAggregate | undefined;
     for (const vpa of order) {
       if (wroteOne && this.o.now() > deadline) break;
-      index ??= timed(() => containersByAggregate(this.cluster));
-      const objs = timed(() => checkpointObjects(this.cluster, vpa, now, index));
+      index ??= run.timed(() => containersByAggregate(this.cluster));
+      const objs = run.timed(() => checkpointObjects(this.cluster, vpa, run.now, index));
       let ok = true;
       for (const cp of objs) {
         try {
           await this.io.writeCheckpoint(cp);
-          stats.checkpointWrites++;
+          run.stats.checkpointWrites++;
         } catch (e) {
           ok = false;
           this.o.log?.warn({ namespace: vpa.namespace, name: cp.metadata.name, err: (e as Error).message }, 'vpa-recommender: checkpoint write failed');
         }
       }
-      if (ok) vpa.checkpointWritten = now;
+      if (ok) vpa.checkpointWritten = run.now;
       wroteOne = true;
     }
-    if (nowMs - this.lastCheckpointGcMs >= this.o.checkpointsGcIntervalMs) {
-      this.lastCheckpointGcMs = nowMs;
-      stats.checkpointDeletes = await this.collectCheckpointGarbage();
+    if (run.nowMs - this.lastCheckpointGcMs >= this.o.checkpointsGcIntervalMs) {
+      this.lastCheckpointGcMs = run.nowMs;
+      run.stats.checkpointDeletes = await this.collectCheckpointGarbage();
     }
-
-    phase('checkpoints');
-
-    // 7. Aggregates, at most hourly.
-    timed(() => this.cluster.garbageCollect(now, AGGREGATE_GC_INTERVAL_MICROS, (pod) => this.feeder.podUnderVpa(pod.id.namespace, pod.labels)));
-    phase('gc');
-    stats.modelMs = modelMs;
-    stats.totalMs = performance.now() - t0;
-    return stats;
   }
 
-  private async init(now: number, vpas: { obj: VpaObject; target: TargetSelection }[], stats: LoopStats, timed: <T>(f: () => T) => T): Promise<void> {
+  /** 7. Aggregates, at most hourly. */
+  private garbageCollect(run: Run): void {
+    run.timed(() => this.cluster.garbageCollect(run.now, AGGREGATE_GC_INTERVAL_MICROS, (pod) => this.feeder.podUnderVpa(pod.id.namespace, pod.labels)));
+  }
+
+  /** First loop of a leadership term: checkpoints, then Prometheus history for VPAs that had none. */
+  private async init(run: Run, vpas: HandledVpa[]): Promise<void> {
+    const { now, stats, timed } = run;
     let restored = new Set<string>();
     try {
       const cps = await this.io.checkpoints();
