@@ -16,7 +16,7 @@ export const FLOORS = {
   histogram: 1,
   kube: 2,
   prometheus: 2,
-  metrics: 3,
+  'metric-values': 3,
   prediction: 3,
   ehpa: 4,
   vpa: 4,

@@ -3,7 +3,7 @@
 // objects is the edge (`readTick`); turning them into a Tick and a line is pure.
 import type { RestClient } from '../../test/e2e/harness/index.ts';
 import type { TimeSeriesPrediction } from '../../src/api/prediction.ts';
-import { maxForecastInWindow, readyPredictionSeries } from '../../src/metrics/forecast-window.ts';
+import { maxForecastInWindow, readyPredictionSeries } from '../../src/metric-values/forecast-window.ts';
 import { parseQuantity } from '../../src/quantity/index.ts';
 
 export interface Tick {

@@ -1,7 +1,7 @@
 // JSON bodies of the metrics APIs: discovery (docs/metrics-api.md §1.2–1.5) and the value lists of
 // custom.metrics.k8s.io v1beta1/v1beta2 and external.metrics.k8s.io v1beta1 (§3.1–3.4).
 import { metaTime } from '../api/meta.ts';
-import { formatMilliQuantity } from '../metrics/milli-quantity.ts';
+import { formatMilliQuantity } from '../metric-values/milli-quantity.ts';
 import { CUSTOM_GROUP, EXTERNAL_GROUP } from './request-info.ts';
 import type { CustomValue, ExternalValue } from './providers/provider.ts';
 import type { LabelSelector } from '../selectors/label-selector.ts';

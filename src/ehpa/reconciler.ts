@@ -8,7 +8,7 @@ import { NotOwnedError, OwnedApplier, controllerUid } from '../kube/apply-owned.
 import type { EventSink } from '../kube/event-recorder.ts';
 import type { CacheReader } from '../kube/informers.ts';
 import { parseLabelSelector } from '../selectors/label-selector.ts';
-import { forecastFor } from '../metrics/workload-cpu-forecast.ts';
+import { forecastFor } from '../metric-values/workload-cpu-forecast.ts';
 import type { ScaleAccess } from '../kube/scale-client.ts';
 import { semanticEqual } from '../kube/semantic-equal.ts';
 import type { StatusWriter } from '../kube/status-writer.ts';

@@ -5,7 +5,7 @@ import type { HorizontalPodAutoscaler } from '../api/autoscaling.ts';
 import { metaTime, upsertCondition, type Condition } from '../api/meta.ts';
 import type { EffectiveHorizontalPodAutoscaler, EhpaStatus } from '../api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../api/prediction.ts';
-import type { WorkloadCpuForecast } from '../metrics/workload-cpu-forecast.ts';
+import type { WorkloadCpuForecast } from '../metric-values/workload-cpu-forecast.ts';
 
 export const READY = 'Ready';
 export const PREDICTION_READY = 'PredictionReady';

@@ -13,7 +13,7 @@ import {
   resourceUtilizationReplicas,
   type Recommendation,
 } from '../hpa/replica-calculator.ts';
-import { perPodMillis } from '../metrics/forecast-window.ts';
+import { perPodMillis } from '../metric-values/forecast-window.ts';
 import { quantityMilli } from '../quantity/index.ts';
 
 /** What the metrics pipeline reports at one HPA sync. */

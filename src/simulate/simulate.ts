@@ -6,7 +6,7 @@ import type { V2MetricSpec } from '@kubernetes/client-node';
 import { buildDesiredHpa } from '../ehpa/desired-hpa.ts';
 import { predictionEnabled, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import { cronWindowActive } from '../cron/cron-window.ts';
-import { cronReplicas } from '../metrics/cron-replicas.ts';
+import { cronReplicas } from '../metric-values/cron-replicas.ts';
 import { HpaReplay, replayableMetrics, type ReplayedMetric } from './hpa-replay.ts';
 import { forecastPlan, lastIndexAtOrBefore, LOOKBACK_SECONDS, TspReplay, type Series } from './tsp-replay.ts';
 import { summarize, type SimulationSummary } from './summary.ts';

@@ -2,7 +2,7 @@
 // each instant of a recorded history. It refreshes on the controller's rule (when the status no longer
 // covers [now, now + window], src/prediction/controller/tsp-reconciler.ts), forecasts [now, now + 2·window]
 // from the history up to now with src/prediction, and keeps the status in the same shape (metricStatus), so
-// the adapter's window-max code (src/metrics/forecast-window.ts) reads it unchanged. Pure: time comes in.
+// the adapter's window-max code (src/metric-values/forecast-window.ts) reads it unchanged. Pure: time comes in.
 import type { PredictionAlgorithm } from '../api/prediction.ts';
 import { POD_CPU_USAGE_IDENTIFIER } from '../api/names.ts';
 import {
@@ -14,7 +14,7 @@ import {
 } from '../prediction/index.ts';
 import { metricStatus, windowInSamples } from '../prediction/controller/tsp-status.ts';
 import type { PredictionMetricStatus } from '../api/prediction.ts';
-import { maxForecastInWindow, type ForecastResult } from '../metrics/forecast-window.ts';
+import { maxForecastInWindow, type ForecastResult } from '../metric-values/forecast-window.ts';
 
 export interface Series {
   /** Unix seconds, ascending. */

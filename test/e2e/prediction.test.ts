@@ -10,7 +10,7 @@ import { createDeployment, createNamespace, parseTraceCsv, podsOf, waitHpa, type
 import { CRANE_TRACES, useCluster } from './helpers.ts';
 import { startResourceMetricsStandin, type ResourceMetricsStandin } from './resource-metrics-standin.ts';
 import { ehpaObject, ehpaPath, installForServe, post, quantityMilli, startServe, tspPath, waitObj, type Obj } from './scenario-helpers.ts';
-import { maxForecastInWindow, perPodMillis } from '../../src/metrics/forecast-window.ts';
+import { maxForecastInWindow, perPodMillis } from '../../src/metric-values/forecast-window.ts';
 import { podsAverageValueReplicas, withinTolerance } from '../../src/hpa/replica-calculator.ts';
 import type { TimeSeriesPrediction } from '../../src/api/prediction.ts';
 

@@ -1,5 +1,5 @@
 // The cron external metric (docs/crane-behaviour.md §C.4, §C.5; semantics from §C.5.2 and Crane's EHPA tutorial,
-// see src/metrics/cron-replicas.ts). Served under every name Crane has used:
+// see src/metric-values/cron-replicas.ts). Served under every name Crane has used:
 //   - `crane_cron_<ehpaName>` (v0.6–v0.7), EHPA looked up by name in the request namespace;
 //   - `<ehpaName>` (v0.4–v0.5), only when the selector pins that EHPA's uid, so we never shadow someone
 //     else's metric of the same name;
@@ -7,7 +7,7 @@
 // One semantics for all names, so switching an EHPA between Crane versions never changes its replicas.
 import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
 import { cronWindowActive, CronWindowError } from '../../cron/cron-window.ts';
-import { cronReplicas } from '../../metrics/cron-replicas.ts';
+import { cronReplicas } from '../../metric-values/cron-replicas.ts';
 import { badRequest, MetricError, notFound, unavailable } from '../status.ts';
 import type { LabelSelector } from '../../selectors/label-selector.ts';
 import type { ExternalMetricProvider, ExternalQuery, ExternalValue } from './provider.ts';

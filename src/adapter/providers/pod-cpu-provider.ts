@@ -4,8 +4,8 @@
 // with the pods' observed usage by default and report why; `fallback: 'error'` keeps Crane's behaviour.
 import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../../api/prediction.ts';
-import { perPodMillis } from '../../metrics/forecast-window.ts';
-import { forecastFor } from '../../metrics/workload-cpu-forecast.ts';
+import { perPodMillis } from '../../metric-values/forecast-window.ts';
+import { forecastFor } from '../../metric-values/workload-cpu-forecast.ts';
 import { POD_CPU_USAGE_METRIC, ownedObjectName } from '../../api/names.ts';
 
 export { forecastFor };

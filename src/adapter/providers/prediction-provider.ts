@@ -3,8 +3,8 @@
 // Unlike Crane we do not truncate the value to an integer (2.7 cores stays 2700m): Crane's craned exporter
 // does not truncate either, and truncation makes CPU forecasts under one core read as zero. The float32
 // reading is trimmed back to float32's 7 significant digits so "2.70000" is 2700m, not 2701m.
-import { maxForecastInWindow, readyPredictionSeries } from '../../metrics/forecast-window.ts';
-import { toMilli } from '../../metrics/milli-quantity.ts';
+import { maxForecastInWindow, readyPredictionSeries } from '../../metric-values/forecast-window.ts';
+import { toMilli } from '../../metric-values/milli-quantity.ts';
 import type { TimeSeriesPrediction } from '../../api/prediction.ts';
 import type { AdapterMetrics } from '../adapter-metrics.ts';
 import { badRequest, notFound, unavailable } from '../status.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { maxForecastInWindow, perPodMillis, readyPredictionSeries } from '../../../src/metrics/forecast-window.ts';
-import { cronReplicas } from '../../../src/metrics/cron-replicas.ts';
+import { maxForecastInWindow, perPodMillis, readyPredictionSeries } from '../../../src/metric-values/forecast-window.ts';
+import { cronReplicas } from '../../../src/metric-values/cron-replicas.ts';
 import type { PredictionMetricStatus, TimeSeriesPrediction } from '../../../src/api/prediction.ts';
 
 const series = (samples: [number, string][], ready = true): PredictionMetricStatus => ({

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatMilliQuantity, formatQuantity, toMilli } from '../../../src/metrics/milli-quantity.ts';
+import { formatMilliQuantity, formatQuantity, toMilli } from '../../../src/metric-values/milli-quantity.ts';
 
 describe('formatMilliQuantity', () => {
   // Canonical strings from docs/metrics-api.md §3.5 and §8 checklist item 12 (apimachinery suffix.go).
