@@ -10,29 +10,22 @@ import type { Registry } from 'prom-client';
 import { UsageError, type FlagSpec, type ParsedFlags } from '../config/flags.ts';
 import { KubeApiClient, loadKubeConfig } from '../kube/api-client.ts';
 import { ResourceDiscovery } from '../kube/discovery.ts';
-import { InformerRegistry, type SharedInformer } from '../kube/informers.ts';
-import { KINDS } from '../api/kinds.ts';
-import { ScaleClient } from '../kube/scale-client.ts';
+import { InformerRegistry } from '../kube/informers.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { StatusWriter } from '../kube/status-writer.ts';
 import { LeaderElector } from '../kube/leader-election.ts';
 import { registerControllerMetrics } from '../kube/controller-metrics.ts';
 import type { ControllerRunner } from '../kube/controller-runner.ts';
-import { EhpaReconciler } from '../ehpa/reconciler.ts';
-import { createEhpaController } from '../ehpa/controller.ts';
+import type { ControllerContext, RunnerFactory } from '../kube/controller-context.ts';
+import { setupEhpaController } from '../ehpa/setup.ts';
 import { MANAGED_BY } from '../ehpa/naming.ts';
-import { commaList, propagatedMetadata } from '../ehpa/propagation.ts';
-import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
-import type { HorizontalPodAutoscaler, Substitute } from '../api/autoscaling.ts';
-import type { PodLike } from '../api/pod.ts';
-import type { TimeSeriesPrediction } from '../api/prediction.ts';
+import { commaList } from '../ehpa/propagation.ts';
 import { PrometheusError, PrometheusClient } from '../prometheus/client.ts';
 import type { HistoryProvider } from '../prometheus/series.ts';
-import { TspReconciler } from '../prediction/controller/tsp-reconciler.ts';
-import { createTspController } from '../prediction/controller/tsp-controller.ts';
+import { setupTspController } from '../prediction/controller/setup.ts';
 import { CoreForecaster } from '../prediction/controller/core-forecaster.ts';
 import type { Forecaster } from '../prediction/controller/forecaster.ts';
-import { VPA_RECOMMENDER_FLAGS } from '../vpa/routines/recommender-flags.ts';
+import { VPA_RECOMMENDER_FLAGS, vpaRecommenderOptionsFromFlags } from '../vpa/routines/recommender-flags.ts';
 import { setupVpaRecommender } from '../vpa/routines/recommender-controller.ts';
 
 export const CONTROLLER_NAMES = ['ehpa', 'tsp', 'vpa-recommender'] as const;
@@ -108,11 +101,41 @@ function leaseNamespace(flags: ParsedFlags): string {
   }
 }
 
+type ControllerName = (typeof CONTROLLER_NAMES)[number];
+
 class MissingPrometheus implements HistoryProvider {
   queryRange(): Promise<never> {
     return Promise.reject(new PrometheusError('no --prometheus-url configured'));
   }
 }
+
+/** How each controller is set up from the flags: one row per name in --controllers. */
+const CONTROLLER_SETUPS: Record<ControllerName, (ctx: ControllerContext, flags: ParsedFlags, o: StartControllersOptions) => RunnerFactory> = {
+  ehpa: (ctx, flags) =>
+    setupEhpaController(ctx, {
+      workers: flags['ehpa-workers'] as number,
+      resyncMs: flags['ehpa-resync-period'] as number,
+      previewResyncMs: flags['preview-resync-period'] as number,
+      propagation: {
+        labelPrefixes: commaList(flags['ehpa-propagation-label-prefixes'] as string),
+        labels: commaList(flags['ehpa-propagation-labels'] as string),
+        annotationPrefixes: commaList(flags['ehpa-propagation-annotation-prefixes'] as string),
+        annotations: commaList(flags['ehpa-propagation-annotations'] as string),
+      },
+    }),
+  tsp: (ctx, flags, o) => {
+    const url = flags['prometheus-url'] as string | undefined;
+    if (!url) ctx.log.warn('no --prometheus-url: TimeSeriesPredictions will report PredictFailed');
+    return setupTspController(ctx, {
+      workers: flags['tsp-workers'] as number,
+      updateFrequencyMs: flags['prediction-update-frequency'] as number,
+      modelUpdateIntervalMs: flags['model-update-interval'] as number,
+      history: url ? new PrometheusClient({ url, timeoutMs: flags['prometheus-timeout'] as number, maxPoints: flags['prometheus-max-points'] as number }) : new MissingPrometheus(),
+      forecaster: o.forecaster ?? new CoreForecaster(),
+    });
+  },
+  'vpa-recommender': (ctx, flags) => setupVpaRecommender(ctx, vpaRecommenderOptionsFromFlags(flags)),
+};
 
 export interface RunningControllers {
   /** For /readyz: caches synced (every replica) and, on the leader, controllers running. */
@@ -138,80 +161,19 @@ export function startControllers(o: StartControllersOptions): RunningControllers
   const metrics = registerControllerMetrics(o.registry, ctx.client);
   const events = new EventRecorder(ctx.client, MANAGED_BY, log);
   const status = new StatusWriter(ctx.client);
-  const makers: (() => ControllerRunner)[] = [];
-
-  if (names.includes('ehpa')) {
-    const ehpas = ctx.informers.informer<EffectiveHorizontalPodAutoscaler>(KINDS.ehpa);
-    const hpas = ctx.informers.informer<HorizontalPodAutoscaler>(KINDS.hpa);
-    const tsps = ctx.informers.informer<TimeSeriesPrediction>(KINDS.tsp);
-    const substitutes = ctx.informers.informer<Substitute>(KINDS.substitute);
-    const pods = ctx.informers.informer<PodLike & { metadata: { name: string } }>(KINDS.pod);
-    const propagation = {
-      labelPrefixes: commaList(flags['ehpa-propagation-label-prefixes'] as string),
-      labels: commaList(flags['ehpa-propagation-labels'] as string),
-      annotationPrefixes: commaList(flags['ehpa-propagation-annotation-prefixes'] as string),
-      annotations: commaList(flags['ehpa-propagation-annotations'] as string),
-    };
-    makers.push(() => {
-      const reconciler = new EhpaReconciler({
-        client: ctx.client,
-        ehpas,
-        hpas,
-        tsps,
-        substitutes,
-        pods: pods as SharedInformer<PodLike & { metadata: { name: string } }>,
-        scale: new ScaleClient(ctx.client, ctx.discovery),
-        events,
-        status,
-        log: log.child({ controller: 'ehpa' }),
-        now: o.now,
-        resyncMs: flags['ehpa-resync-period'] as number,
-        propagate: (e) => propagatedMetadata(e, propagation),
-        observeStatus: (ns, name, st) => metrics.setExpectReplicas(ns, name, st?.expectReplicas),
-        previewResyncMs: flags['preview-resync-period'] as number,
-      });
-      const runner = createEhpaController({
-        reconciler,
-        ehpas,
-        owned: [hpas, tsps, substitutes],
-        pods,
-        workers: flags['ehpa-workers'] as number,
-        log: log.child({ controller: 'ehpa' }),
-        observe: metrics.observe('ehpa'),
-      });
-      // Objects listed before we subscribed: queue them all once.
-      for (const e of ehpas.list()) runner.enqueue(`${e.metadata.namespace}/${e.metadata.name}`);
-      return runner;
-    });
-  }
-  if (names.includes('tsp')) {
-    const tsps = ctx.informers.informer<TimeSeriesPrediction>(KINDS.tsp);
-    const url = flags['prometheus-url'] as string | undefined;
-    if (!url) log.warn('no --prometheus-url: TimeSeriesPredictions will report PredictFailed');
-    const history: HistoryProvider = url
-      ? new PrometheusClient({ url, timeoutMs: flags['prometheus-timeout'] as number, maxPoints: flags['prometheus-max-points'] as number })
-      : new MissingPrometheus();
-    const forecaster = o.forecaster ?? new CoreForecaster();
-    makers.push(() => {
-      const reconciler = new TspReconciler({
-        tsps,
-        history,
-        forecaster,
-        status,
-        log: log.child({ controller: 'tsp' }),
-        now: o.now,
-        updateFrequencyMs: flags['prediction-update-frequency'] as number,
-        modelUpdateIntervalMs: flags['model-update-interval'] as number,
-      });
-      const runner = createTspController({ reconciler, tsps, workers: flags['tsp-workers'] as number, log: log.child({ controller: 'tsp' }), observe: metrics.observe('tsp') });
-      for (const t of tsps.list()) runner.enqueue(`${t.metadata.namespace}/${t.metadata.name}`);
-      return runner;
-    });
-  }
-
-  if (names.includes('vpa-recommender')) {
-    makers.push(setupVpaRecommender({ flags, client: ctx.client, informers: ctx.informers, discovery: ctx.discovery, events, registry: o.registry, log, now: o.now }));
-  }
+  const context: ControllerContext = {
+    client: ctx.client,
+    informers: ctx.informers,
+    discovery: ctx.discovery,
+    events,
+    status,
+    metrics,
+    registry: o.registry,
+    log,
+    ...(o.now ? { now: o.now } : {}),
+  };
+  // Flags become each controller's typed options here; the controllers never see the flag bag.
+  const makers = names.map((name) => CONTROLLER_SETUPS[name as ControllerName](context, flags, o));
 
   ctx.informers.startAll();
   const shutdown = new AbortController();

@@ -1,37 +1,22 @@
 // The VPA recommender as one of serve's leader-elected controllers: informers are registered at setup
 // (so they share the process' caches and sync with the others), and each leadership term gets a fresh
 // loop (fresh model, restored from checkpoints and history) ticking every --recommender-interval.
-import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { ParsedFlags } from '../../config/flags.ts';
 import { ControllerRunner } from '../../kube/controller-runner.ts';
-import type { InformerRegistry, KubeObject } from '../../kube/informers.ts';
+import type { ControllerContext, RunnerFactory } from '../../kube/controller-context.ts';
+import type { KubeObject } from '../../kube/informers.ts';
 import { KINDS } from '../../api/kinds.ts';
-import type { KubeApiClient } from '../../kube/api-client.ts';
-import type { ResourceDiscovery } from '../../kube/discovery.ts';
-import type { EventSink } from '../../kube/event-recorder.ts';
 import { PrometheusClient } from '../../prometheus/client.ts';
 import type { PodObject, VpaObject } from '../input/cluster-feeder.ts';
 import { historyPodLabelsByName } from '../input/history-attribution.ts';
 import { KubeRecommenderIO } from './kube-recommender-io.ts';
 import { OomWatcher, type EvictionEvent } from '../input/oom-watcher.ts';
 import { RecommenderLoop } from './recommender-loop.ts';
-import { promDuration, recommenderConfigFromFlags } from './recommender-flags.ts';
+import { promDuration, type VpaRecommenderOptions } from './recommender-flags.ts';
 import type { EhpaForSplit } from './resource-split.ts';
 import { TargetSelectors } from '../input/target-selectors.ts';
 import { AutoUsage, MetricsApiUsage, PrometheusCurrentUsage, prometheusPodHistory, type UsageSource } from '../input/usage-sources.ts';
 import type { PodJSON } from '../input/oom-observer.ts';
-
-export interface VpaRecommenderSetup {
-  flags: ParsedFlags;
-  client: KubeApiClient;
-  informers: InformerRegistry;
-  discovery: ResourceDiscovery;
-  events: EventSink;
-  registry: Registry;
-  log: Logger;
-  now?: () => number;
-}
 
 function registerMetrics(registry: Registry) {
   return {
@@ -48,49 +33,45 @@ function registerMetrics(registry: Registry) {
   };
 }
 
-/** Registers what the recommender needs and returns the per-term runner factory. */
-export function setupVpaRecommender(s: VpaRecommenderSetup): () => ControllerRunner {
-  const f = s.flags;
-  const cfg = recommenderConfigFromFlags(f);
+/** Registers what the recommender needs and returns the per-term runner factory (kube/controller-context.ts). */
+export function setupVpaRecommender(s: ControllerContext, o: VpaRecommenderOptions): RunnerFactory {
+  const cfg = o.config;
   const now = s.now ?? Date.now;
   const log = s.log.child({ controller: 'vpa-recommender' });
   const vpas = s.informers.informer<VpaObject & KubeObject>(KINDS.vpa);
   const pods = s.informers.informer<PodObject & KubeObject>(KINDS.pod);
-  const ehpas = f['recommender-split-with-ehpa'] ? s.informers.informer<EhpaForSplit & KubeObject>(KINDS.ehpa) : undefined;
+  const ehpas = o.splitWithEhpa ? s.informers.informer<EhpaForSplit & KubeObject>(KINDS.ehpa) : undefined;
   const ooms = new OomWatcher(s.informers.informer<PodJSON & KubeObject>(KINDS.pod), {
     evictions: s.informers.informer<EvictionEvent>(KINDS.evictionEvent),
     ...(cfg.filter.vpaObjectNamespace ? { namespace: cfg.filter.vpaObjectNamespace } : {}),
   });
   const metrics = registerMetrics(s.registry);
-  const url = f['prometheus-url'] as string | undefined;
-  const timeoutMs = f['prometheus-timeout'] as number;
   // One client for both current usage and start-up history.
-  const client = url ? new PrometheusClient({ url, timeoutMs, maxPoints: f['prometheus-max-points'] as number }) : undefined;
-  const prom = client
-    ? new PrometheusCurrentUsage({ prometheus: client, labels: cfg.labels, rateWindow: promDuration(f['current-usage-cpu-rate-window'] as number) })
-    : undefined;
+  const client = o.prometheus ? new PrometheusClient(o.prometheus) : undefined;
+  const prom = client ? new PrometheusCurrentUsage({ prometheus: client, labels: cfg.labels, rateWindow: promDuration(o.currentUsageRateWindowMs) }) : undefined;
   const api = new MetricsApiUsage(s.client, cfg.filter.vpaObjectNamespace);
-  const source = f['recommender-usage-source'] as string;
+  const source = o.usageSource;
   let usage: UsageSource;
   if (source === 'metrics-api') usage = api;
   else if (source === 'prometheus') {
     if (!prom) log.warn('--recommender-usage-source=prometheus without --prometheus-url: no current usage');
     usage = prom ?? { name: 'none', current: () => Promise.reject(new Error('no --prometheus-url')) };
   } else usage = new AutoUsage(api, prom, now);
+  const h = o.history;
   const history =
-    client && f['recommender-prometheus-history']
+    client && h
       ? () =>
           prometheusPodHistory({
             history: client,
             labels: cfg.labels,
-            lengthMs: f['history-length'] as number,
-            resolutionMs: f['history-resolution'] as number,
+            lengthMs: h.lengthMs,
+            resolutionMs: h.resolutionMs,
             now,
             onLabelsError: (e) => log.warn({ err: e.message, query: cfg.labels.podLabelsMetricName }, 'vpa-recommender: pod-labels query failed; history pods are matched by live pods and pod names only'),
           })
       : undefined;
   const selectors = new TargetSelectors(s.client, s.discovery, now);
-  const intervalMs = f['recommender-interval'] as number;
+  const intervalMs = o.intervalMs;
 
   return () => {
     // A new term starts from the caches: pod-update OOMs seen while not leading belong to the previous
@@ -101,9 +82,9 @@ export function setupVpaRecommender(s: VpaRecommenderSetup): () => ControllerRun
       settings: cfg.settings,
       filter: cfg.filter,
       splitWithEhpa: !!ehpas,
-      checkpointsTimeoutMs: f['checkpoints-timeout'] as number,
-      checkpointsGcIntervalMs: f['checkpoints-gc-interval'] as number,
-      updateWorkers: f['recommender-update-workers'] as number,
+      checkpointsTimeoutMs: o.checkpointsTimeoutMs,
+      checkpointsGcIntervalMs: o.checkpointsGcIntervalMs,
+      updateWorkers: o.updateWorkers,
       now,
       historyPodLabels: historyPodLabelsByName,
       log,

@@ -106,3 +106,36 @@ export function recommenderConfigFromFlags(f: ParsedFlags): RecommenderConfig {
     },
   };
 }
+
+/** Everything the VPA recommender loop is set up with, typed (the loop never sees the flag bag). */
+export interface VpaRecommenderOptions {
+  config: RecommenderConfig;
+  /** The Prometheus behind current usage and start-up history, when --prometheus-url is set. */
+  prometheus?: { url: string; timeoutMs: number; maxPoints: number };
+  usageSource: 'auto' | 'metrics-api' | 'prometheus';
+  currentUsageRateWindowMs: number;
+  /** Start-up history from Prometheus for VPAs without checkpoints; undefined: none. */
+  history?: { lengthMs: number; resolutionMs: number };
+  splitWithEhpa: boolean;
+  intervalMs: number;
+  checkpointsTimeoutMs: number;
+  checkpointsGcIntervalMs: number;
+  updateWorkers: number;
+}
+
+/** Validates and converts the recommender's flags (and the shared Prometheus ones); throws UsageError. */
+export function vpaRecommenderOptionsFromFlags(f: ParsedFlags): VpaRecommenderOptions {
+  const url = f['prometheus-url'] as string | undefined;
+  return {
+    config: recommenderConfigFromFlags(f),
+    ...(url ? { prometheus: { url, timeoutMs: f['prometheus-timeout'] as number, maxPoints: f['prometheus-max-points'] as number } } : {}),
+    usageSource: f['recommender-usage-source'] as VpaRecommenderOptions['usageSource'],
+    currentUsageRateWindowMs: f['current-usage-cpu-rate-window'] as number,
+    ...(f['recommender-prometheus-history'] ? { history: { lengthMs: f['history-length'] as number, resolutionMs: f['history-resolution'] as number } } : {}),
+    splitWithEhpa: f['recommender-split-with-ehpa'] as boolean,
+    intervalMs: f['recommender-interval'] as number,
+    checkpointsTimeoutMs: f['checkpoints-timeout'] as number,
+    checkpointsGcIntervalMs: f['checkpoints-gc-interval'] as number,
+    updateWorkers: f['recommender-update-workers'] as number,
+  };
+}

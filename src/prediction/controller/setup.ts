@@ -1,0 +1,39 @@
+// The TimeSeriesPrediction controller's wiring: its informer, the reconciler and the runner (see
+// kube/controller-context.ts for the shape every controller shares).
+import type { ControllerContext, RunnerFactory } from '../../kube/controller-context.ts';
+import { KINDS } from '../../api/kinds.ts';
+import type { TimeSeriesPrediction } from '../../api/prediction.ts';
+import type { HistoryProvider } from '../../prometheus/series.ts';
+import { TspReconciler } from './tsp-reconciler.ts';
+import { createTspController } from './tsp-controller.ts';
+import type { Forecaster } from './forecaster.ts';
+
+export interface TspControllerOptions {
+  workers: number;
+  /** How often each TSP is checked for freshness. */
+  updateFrequencyMs: number;
+  /** A forecast older than this is rebuilt from fresh history. */
+  modelUpdateIntervalMs: number;
+  history: HistoryProvider;
+  forecaster: Forecaster;
+}
+
+export function setupTspController(ctx: ControllerContext, o: TspControllerOptions): RunnerFactory {
+  const tsps = ctx.informers.informer<TimeSeriesPrediction>(KINDS.tsp);
+  const log = ctx.log.child({ controller: 'tsp' });
+  return () => {
+    const reconciler = new TspReconciler({
+      tsps,
+      history: o.history,
+      forecaster: o.forecaster,
+      status: ctx.status,
+      log,
+      now: ctx.now,
+      updateFrequencyMs: o.updateFrequencyMs,
+      modelUpdateIntervalMs: o.modelUpdateIntervalMs,
+    });
+    const runner = createTspController({ reconciler, tsps, workers: o.workers, log, observe: ctx.metrics.observe('tsp') });
+    for (const t of tsps.list()) runner.enqueue(`${t.metadata.namespace}/${t.metadata.name}`);
+    return runner;
+  };
+}
