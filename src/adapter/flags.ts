@@ -2,7 +2,7 @@
 // k8s.io/apiserver / custom-metrics-apiserver flags the manifests of other adapters already use.
 import type { FlagSpec } from '../config/flags.ts';
 
-export const ADAPTER_FLAGS: readonly FlagSpec[] = [
+export const ADAPTER_FLAGS = [
   { name: 'secure-port', type: 'int', default: 6443, min: 0, max: 65535, help: 'HTTPS port of the custom/external metrics API (0 picks a free port)' },
   { name: 'bind-address', type: 'string', default: '0.0.0.0', help: 'address the metrics API listens on' },
   { name: 'tls-cert-file', type: 'string', default: undefined, help: 'serving certificate (PEM, leaf first); unset: use or generate apiserver.crt in --cert-dir' },
@@ -23,4 +23,4 @@ export const ADAPTER_FLAGS: readonly FlagSpec[] = [
   { name: 'client-ca-file', type: 'string', default: undefined, help: 'CA bundle for plain client-certificate users (optional)' },
   { name: 'authorization-cache-ttl', type: 'duration', default: '10s', help: 'how long SubjectAccessReview answers are cached' },
   { name: 'cron-local-timezone', type: 'string', default: undefined, help: 'IANA zone a cron\'s "timezone: Local" means (default: the process time zone)' },
-];
+] as const satisfies readonly FlagSpec[];

@@ -8,7 +8,10 @@ import { AuthorizationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/clie
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { IANAZone } from 'luxon';
-import type { ParsedFlags } from '../config/flags.ts';
+import type { FlagsOf } from '../config/flags.ts';
+import type { ADAPTER_FLAGS } from './flags.ts';
+
+type AdapterFlags = FlagsOf<typeof ADAPTER_FLAGS>;
 import { requestHeaderConfigFromConfigMap, type RequestHeaderConfig } from './authn.ts';
 import { SubjectAccessReviewAuthorizer, type Authorizer } from './authz.ts';
 import { startMetricsAdapter, type MetricsAdapterHandle } from './server.ts';
@@ -17,9 +20,9 @@ import { dedupedFallbackListener } from './providers/fallback-reporter.ts';
 
 const list = (v: unknown): string[] => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : []);
 
-export async function loadRequestHeaderConfig(flags: ParsedFlags, kubeConfig?: KubeConfig): Promise<RequestHeaderConfig> {
-  const caFile = flags['requestheader-client-ca-file'] as string | undefined;
-  const clientCaFile = flags['client-ca-file'] as string | undefined;
+export async function loadRequestHeaderConfig(flags: AdapterFlags, kubeConfig?: KubeConfig): Promise<RequestHeaderConfig> {
+  const caFile = flags['requestheader-client-ca-file'];
+  const clientCaFile = flags['client-ca-file'];
   let cfg: RequestHeaderConfig;
   if (caFile) {
     cfg = {
@@ -60,26 +63,26 @@ export interface AdapterDeps {
   authorizer?: Authorizer;
 }
 
-export async function startAdapterFromFlags(flags: ParsedFlags, deps: AdapterDeps): Promise<MetricsAdapterHandle> {
+export async function startAdapterFromFlags(flags: AdapterFlags, deps: AdapterDeps): Promise<MetricsAdapterHandle> {
   const requestHeader = await loadRequestHeaderConfig(flags, deps.kubeConfig);
   let authorizer = deps.authorizer;
   if (!authorizer) {
     if (!deps.kubeConfig) throw new Error('the metrics adapter needs a cluster connection for SubjectAccessReviews');
     authorizer = new SubjectAccessReviewAuthorizer(deps.kubeConfig.makeApiClient(AuthorizationV1Api));
   }
-  const remoteUrl = flags['remote-adapter'] as string | undefined;
-  const tokenFile = flags['remote-adapter-token-file'] as string | undefined;
-  const caFile = flags['remote-adapter-ca-file'] as string | undefined;
-  const str = (k: string) => flags[k] as string | undefined;
+  const remoteUrl = flags['remote-adapter'];
+  const tokenFile = flags['remote-adapter-token-file'];
+  const caFile = flags['remote-adapter-ca-file'];
+  const str = (k: 'cron-local-timezone' | 'tls-cert-file' | 'tls-private-key-file' | 'adapter-service-name' | 'adapter-service-namespace') => flags[k];
   const localZone = str('cron-local-timezone') ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
   if (!IANAZone.isValidZone(localZone)) throw new Error(`--cron-local-timezone: unknown time zone "${localZone}"`);
   return startMetricsAdapter(
     {
-      securePort: flags['secure-port'] as number,
-      bindAddress: flags['bind-address'] as string,
+      securePort: flags['secure-port'],
+      bindAddress: flags['bind-address'],
       ...(str('tls-cert-file') ? { tlsCertFile: str('tls-cert-file') } : {}),
       ...(str('tls-private-key-file') ? { tlsKeyFile: str('tls-private-key-file') } : {}),
-      certDir: flags['cert-dir'] as string,
+      certDir: flags['cert-dir'],
       ...(str('adapter-service-name') ? { serviceName: str('adapter-service-name') } : {}),
       ...(str('adapter-service-namespace') ? { serviceNamespace: str('adapter-service-namespace') } : {}),
       predictionFallback: flags['prediction-fallback'] as 'observed' | 'error',
@@ -89,14 +92,14 @@ export async function startAdapterFromFlags(flags: ParsedFlags, deps: AdapterDep
               url: remoteUrl,
               ...(tokenFile && existsSync(tokenFile) ? { tokenFile } : {}),
               ...(caFile ? { caFile } : {}),
-              insecure: flags['remote-adapter-insecure'] as boolean,
+              insecure: flags['remote-adapter-insecure'],
               timeoutMs: 10_000,
             },
           }
         : {}),
       requestHeader,
       authorizer,
-      authzCacheTtlMs: flags['authorization-cache-ttl'] as number,
+      authzCacheTtlMs: flags['authorization-cache-ttl'],
       now: deps.now ?? Date.now,
       localZone,
       // Logged, and passed on at most once per EHPA and reason every 5 minutes (the HPA asks every 15 s).

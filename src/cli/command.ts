@@ -1,6 +1,6 @@
 // The shape every subcommand shares: its flags (with defaults, for --help) and a run function that gets
 // parsed flags and the process' streams, so commands are testable in-process.
-import type { FlagSpec, ParsedFlags } from '../config/flags.ts';
+import type { FlagSpec, FlagsOf } from '../config/flags.ts';
 
 export interface CommandIO {
   stdout: NodeJS.WritableStream;
@@ -10,12 +10,18 @@ export interface CommandIO {
   stopSignal: Promise<string>;
 }
 
-export interface Command {
+export interface Command<Specs extends readonly FlagSpec[] = readonly FlagSpec[]> {
   name: string;
   summary: string;
-  flags: readonly FlagSpec[];
+  flags: Specs;
   /** Longer text for `<command> --help` (assumptions, examples); not shown in the command list. */
   details?: string;
   /** Returns the exit code. Throw UsageError for the user's mistakes (exit 2). */
-  run(flags: ParsedFlags, io: CommandIO): Promise<number>;
+  run(flags: FlagsOf<Specs>, io: CommandIO): Promise<number>;
+}
+
+/** Declares a command with its flag table's types (write the table inline or `as const`). */
+export function defineCommand<const Specs extends readonly FlagSpec[]>(c: Command<Specs>): Command {
+  // A command only ever runs with the flags parsed from its own table (run-cli.ts).
+  return c as unknown as Command;
 }

@@ -1,19 +1,19 @@
 // `ehpa-adapter forecast`: reads a series from CSV, forecasts it with the DSP (Crane or auto estimators) or
 // percentile algorithm, prints one JSON object. Bad input is one line on stderr with the CSV line number.
 import { readFile } from 'node:fs/promises';
-import type { Command } from './command.ts';
-import { UsageError, type ParsedFlags } from '../config/flags.ts';
+import { defineCommand } from './command.ts';
+import { UsageError } from '../config/flags.ts';
 import { forecast, InvalidSeriesError, type ForecastConfig } from '../prediction/index.ts';
 import { parseSeriesCsv, SeriesCsvError } from '../prediction/series-csv.ts';
 
-function wholeSeconds(flags: ParsedFlags, name: string): number | undefined {
+function wholeSeconds<F>(flags: F, name: keyof F & string): number | undefined {
   const ms = flags[name] as number | undefined;
   if (ms === undefined) return undefined;
   if (ms <= 0 || ms % 1000 !== 0) throw new UsageError(`--${name} must be a positive whole number of seconds`);
   return ms / 1000;
 }
 
-export const forecastCommand: Command = {
+export const forecastCommand = defineCommand({
   name: 'forecast',
   summary: 'forecast a CSV time series (time,value) and print the forecast as JSON',
   flags: [
@@ -26,7 +26,7 @@ export const forecastCommand: Command = {
     { name: 'seed', type: 'int', default: 1, min: 0, max: 4294967295, help: "seed of period detection's permutation test" },
   ],
   async run(flags, io) {
-    const input = flags['input'] as string | undefined;
+    const input = flags['input'];
     if (!input) throw new UsageError('--input is required');
     let text: string;
     try {
@@ -53,7 +53,7 @@ export const forecastCommand: Command = {
     const now = series.timestamps[series.timestamps.length - 1] as number;
     let result;
     try {
-      result = forecast(series, config, { now, seed: flags['seed'] as number });
+      result = forecast(series, config, { now, seed: flags['seed'] });
     } catch (e) {
       if (e instanceof InvalidSeriesError) throw new UsageError(`${input}: ${e.message}`);
       throw e;
@@ -61,4 +61,4 @@ export const forecastCommand: Command = {
     io.stdout.write(JSON.stringify(result) + '\n');
     return 0;
   },
-};
+});

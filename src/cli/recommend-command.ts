@@ -4,8 +4,8 @@
 import { createReadStream, readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import YAML from 'yaml';
-import type { Command, CommandIO } from './command.ts';
-import { UsageError, type FlagSpec, type ParsedFlags } from '../config/flags.ts';
+import { defineCommand, type CommandIO } from './command.ts';
+import { UsageError, type FlagSpec } from '../config/flags.ts';
 import { AggregationsConfig, parseInstant, type VerticalPodAutoscaler, type VerticalPodAutoscalerCheckpointJSON } from '../vpa/model/index.ts';
 import { DEFAULT_RECOMMENDATION_CONFIG, recommendationToJSON, type QuantityList } from '../vpa/logic/index.ts';
 import { parseUsageEvent, type UsageEvent } from '../vpa/usage-events.ts';
@@ -14,7 +14,7 @@ import { quantityFlag } from '../config/quantity-flag.ts';
 import { VPA_MODEL_FLAGS } from '../vpa/model-flags.ts';
 
 const d = DEFAULT_RECOMMENDATION_CONFIG;
-const flags: FlagSpec[] = [
+const flags = [
   { name: 'input', type: 'string', default: '-', help: 'JSON Lines usage events in any order, replayed sorted by time ("-" = stdin)' },
   { name: 'now', type: 'string', default: undefined, help: 'RFC 3339 time of the recommendation (default: the last event time)' },
   { name: 'vpa', type: 'string', default: undefined, help: 'VerticalPodAutoscaler (YAML or JSON) whose resourcePolicy/annotations apply' },
@@ -33,9 +33,9 @@ const flags: FlagSpec[] = [
   { name: 'round-memory-bytes', type: 'int', default: 1, help: 'round memory recommendations up to a multiple of this' },
   ...VPA_MODEL_FLAGS,
   { name: 'feature-gates', type: 'string', default: '', help: 'upstream model feature gates, e.g. PerVPAConfig=true' },
-];
+] as const satisfies readonly FlagSpec[];
 
-function microsFlag(f: ParsedFlags, name: string): number {
+function microsFlag<F>(f: F, name: keyof F & string): number {
   const ms = f[name] as number;
   const us = Math.round(ms * 1000);
   if (!Number.isSafeInteger(us) || us <= 0) throw new UsageError(`invalid value for --${name}: must be a positive duration`);
@@ -112,33 +112,33 @@ function readCheckpoints(path: string): VerticalPodAutoscalerCheckpointJSON[] {
   return list as VerticalPodAutoscalerCheckpointJSON[];
 }
 
-export const recommendCommand: Command = {
+export const recommendCommand = defineCommand({
   name: 'recommend',
   summary: 'replay usage samples through the VPA recommender model and print the recommendation as JSON',
   flags,
   async run(f, io) {
     const recommendation = {
-      safetyMarginFraction: f['recommendation-margin-fraction'] as number,
-      podMinCPUMillicores: f['pod-recommendation-min-cpu-millicores'] as number,
-      podMinMemoryMb: f['pod-recommendation-min-memory-mb'] as number,
-      targetCPUPercentile: f['target-cpu-percentile'] as number,
-      lowerBoundCPUPercentile: f['recommendation-lower-bound-cpu-percentile'] as number,
-      upperBoundCPUPercentile: f['recommendation-upper-bound-cpu-percentile'] as number,
+      safetyMarginFraction: f['recommendation-margin-fraction'],
+      podMinCPUMillicores: f['pod-recommendation-min-cpu-millicores'],
+      podMinMemoryMb: f['pod-recommendation-min-memory-mb'],
+      targetCPUPercentile: f['target-cpu-percentile'],
+      lowerBoundCPUPercentile: f['recommendation-lower-bound-cpu-percentile'],
+      upperBoundCPUPercentile: f['recommendation-upper-bound-cpu-percentile'],
       confidenceIntervalCPU: microsFlag(f, 'confidence-interval-cpu'),
-      targetMemoryPercentile: f['target-memory-percentile'] as number,
-      lowerBoundMemoryPercentile: f['recommendation-lower-bound-memory-percentile'] as number,
-      upperBoundMemoryPercentile: f['recommendation-upper-bound-memory-percentile'] as number,
+      targetMemoryPercentile: f['target-memory-percentile'],
+      lowerBoundMemoryPercentile: f['recommendation-lower-bound-memory-percentile'],
+      upperBoundMemoryPercentile: f['recommendation-upper-bound-memory-percentile'],
       confidenceIntervalMemory: microsFlag(f, 'confidence-interval-memory'),
     };
     const aggregations = new AggregationsConfig({
       memoryAggregationInterval: microsFlag(f, 'memory-aggregation-interval'),
-      memoryAggregationIntervalCount: f['memory-aggregation-interval-count'] as number,
+      memoryAggregationIntervalCount: f['memory-aggregation-interval-count'],
       memoryHistogramDecayHalfLife: microsFlag(f, 'memory-histogram-decay-half-life'),
       cpuHistogramDecayHalfLife: microsFlag(f, 'cpu-histogram-decay-half-life'),
-      oomBumpUpRatio: f['oom-bump-up-ratio'] as number,
-      oomMinBumpUp: f['oom-min-bump-up-bytes'] as number,
+      oomBumpUpRatio: f['oom-bump-up-ratio'],
+      oomMinBumpUp: f['oom-min-bump-up-bytes'],
     });
-    const gates = parseGates(f['feature-gates'] as string);
+    const gates = parseGates(f['feature-gates']);
     const globalMaxAllowed: QuantityList = new Map();
     const maxCPU = quantityFlag(f, 'container-recommendation-max-allowed-cpu');
     const maxMem = quantityFlag(f, 'container-recommendation-max-allowed-memory');
@@ -149,7 +149,7 @@ export const recommendCommand: Command = {
       vpa = readStructured(f.vpa as string, '--vpa') as VerticalPodAutoscaler;
       if (typeof vpa !== 'object' || vpa === null) throw new UsageError(`--vpa ${f.vpa}: expected a VerticalPodAutoscaler object`);
     }
-    const checkpointsIn = f['checkpoint-in'] ? readCheckpoints(f['checkpoint-in'] as string) : [];
+    const checkpointsIn = f['checkpoint-in'] ? readCheckpoints(f['checkpoint-in']) : [];
 
     const events = await readEvents(f.input as string, io);
     let now: number;
@@ -168,12 +168,12 @@ export const recommendCommand: Command = {
         aggregations,
         recommendation,
         format: {
-          humanizeMemory: f['humanize-memory'] as boolean,
-          roundCPUMillicores: f['round-cpu-millicores'] as number,
-          roundMemoryBytes: f['round-memory-bytes'] as number,
+          humanizeMemory: f['humanize-memory'],
+          roundCPUMillicores: f['round-cpu-millicores'],
+          roundMemoryBytes: f['round-memory-bytes'],
         },
         vpa,
-        cpuIntegerPostProcessorEnabled: f['cpu-integer-post-processor-enabled'] as boolean,
+        cpuIntegerPostProcessorEnabled: f['cpu-integer-post-processor-enabled'],
         globalMaxAllowed,
         gates,
       }, checkpointsIn);
@@ -181,10 +181,10 @@ export const recommendCommand: Command = {
       if (e instanceof CheckpointLoadError) throw new UsageError(`--checkpoint-in: ${e.message}`);
       throw new UsageError((e as Error).message);
     }
-    if (f['checkpoint-out']) writeFileSync(f['checkpoint-out'] as string, JSON.stringify(result.checkpoints, null, 2) + '\n');
+    if (f['checkpoint-out']) writeFileSync(f['checkpoint-out'], JSON.stringify(result.checkpoints, null, 2) + '\n');
     io.stdout.write(JSON.stringify(recommendationToJSON(result.recommendation)) + '\n');
     if (result.skippedCheckpoints > 0) io.stderr.write(`recommend: ${result.skippedCheckpoints} checkpoint(s) belong to another VPA and were not loaded\n`);
     if (result.rejected > 0) io.stderr.write(`recommend: ${result.rejected} event(s) discarded by the model (duplicate, out-of-order, negative, or stale OOM)\n`);
     return 0;
   },
-};
+});

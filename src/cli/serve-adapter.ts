@@ -4,7 +4,8 @@
 // leader-elected.
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { FlagSpec, ParsedFlags } from '../config/flags.ts';
+import type { FlagSpec, FlagsOf } from '../config/flags.ts';
+import type { PROMETHEUS_FLAGS } from '../prometheus/flags.ts';
 import { ADAPTER_FLAGS } from '../adapter/flags.ts';
 import { startAdapterFromFlags } from '../adapter/start-from-flags.ts';
 import type { MetricsAdapterHandle } from '../adapter/server.ts';
@@ -16,13 +17,13 @@ import { PrometheusClient } from '../prometheus/client.ts';
 import { EHPA_GROUP, EHPA_KIND, EHPA_VERSION } from '../api/ehpa.ts';
 import type { KubeContext } from './serve-controllers.ts';
 
-export const SERVE_ADAPTER_FLAGS: readonly FlagSpec[] = [
+export const SERVE_ADAPTER_FLAGS = [
   { name: 'adapter', type: 'bool', default: true, help: 'serve custom.metrics.k8s.io and external.metrics.k8s.io on --secure-port' },
   ...ADAPTER_FLAGS,
-];
+] as const satisfies readonly FlagSpec[];
 
 export async function startAdapterInServe(o: {
-  flags: ParsedFlags;
+  flags: FlagsOf<typeof SERVE_ADAPTER_FLAGS> & FlagsOf<typeof PROMETHEUS_FLAGS>;
   ctx: KubeContext;
   log: Logger;
   registry: Registry;
@@ -30,7 +31,7 @@ export async function startAdapterInServe(o: {
 }): Promise<MetricsAdapterHandle & { cachesSynced(): boolean }> {
   const now = o.now ?? Date.now;
   const reads = clusterReads(o.ctx);
-  const promUrl = o.flags['prometheus-url'] as string | undefined;
+  const promUrl = o.flags['prometheus-url'];
   const prometheus = promUrl ? new PrometheusClient({ url: promUrl, timeoutMs: 10_000 }) : undefined;
   const sources: AdapterSources = {
     getEhpa: reads.getEhpa,

@@ -1,7 +1,7 @@
 // `ehpa-adapter serve`: the long-running process. It serves the operations endpoint, the metrics adapter
 // (every replica) and the leader-elected controllers, all on one shared set of informer caches.
 import type { LevelWithSilent } from 'pino';
-import type { Command } from './command.ts';
+import { defineCommand } from './command.ts';
 import { UsageError } from '../config/flags.ts';
 import { LOG_LEVELS, createLogger } from '../observability/logger.ts';
 import { createMetricsRegistry } from '../observability/metrics-registry.ts';
@@ -10,7 +10,7 @@ import { SERVE_ADAPTER_FLAGS, startAdapterInServe } from './serve-adapter.ts';
 import type { MetricsAdapterHandle } from '../adapter/server.ts';
 import { CONTROLLER_FLAGS, KUBE_FLAGS, clusterConfigured, createKubeContext, parseControllerList, startControllers, type RunningControllers } from './serve-controllers.ts';
 
-export const serveCommand: Command = {
+export const serveCommand = defineCommand({
   name: 'serve',
   summary: 'run the controllers, the VPA recommender and the metrics adapter',
   flags: [
@@ -26,7 +26,7 @@ export const serveCommand: Command = {
     const registry = createMetricsRegistry();
     const readiness = new Map<string, ReadinessCheck>();
     // Bad flag values are the user's mistake: fail before anything starts.
-    const controllerNames = parseControllerList(flags['controllers'] as string);
+    const controllerNames = parseControllerList(flags['controllers']);
     // One connection and one set of informer caches for every loop in the process (controllers now; the
     // metrics adapter and the recommender read the same caches through ctx.informers / clusterReads).
     const ctx = clusterConfigured(flags) ? createKubeContext(flags, log) : undefined;
@@ -51,8 +51,8 @@ export const serveCommand: Command = {
       log.info({ port: adapter.port }, 'metrics adapter listening');
     }
     const health = await startHealthServer({
-      port: flags['metrics-port'] as number,
-      host: flags['metrics-bind-address'] as string,
+      port: flags['metrics-port'],
+      host: flags['metrics-bind-address'],
       registry,
       readiness,
     });
@@ -65,4 +65,4 @@ export const serveCommand: Command = {
     await health.close();
     return 0;
   },
-};
+});

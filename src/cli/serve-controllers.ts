@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { UsageError, type FlagSpec, type ParsedFlags } from '../config/flags.ts';
+import { UsageError, type FlagSpec, type FlagsOf } from '../config/flags.ts';
+import { PROMETHEUS_FLAGS } from '../prometheus/flags.ts';
 import { KubeApiClient, loadKubeConfig } from '../kube/api-client.ts';
 import { ResourceDiscovery } from '../kube/discovery.ts';
 import { InformerRegistry } from '../kube/informers.ts';
@@ -30,18 +31,16 @@ import { setupVpaRecommender } from '../vpa/routines/recommender-controller.ts';
 
 export const CONTROLLER_NAMES = ['ehpa', 'tsp', 'vpa-recommender'] as const;
 
-export const KUBE_FLAGS: readonly FlagSpec[] = [
+export const KUBE_FLAGS = [
   { name: 'kubeconfig', type: 'string', default: undefined, help: 'kubeconfig file (default: in-cluster config, else $KUBECONFIG or ~/.kube/config)' },
   // Crane's craned defaults (--api-qps 300, --api-burst 400), so a drop-in replacement loads the API server no more.
   { name: 'kube-api-qps', type: 'float', default: 300, min: 0, help: 'client-side limit of requests per second to kube-apiserver, watches excluded (0: none)' },
   { name: 'kube-api-burst', type: 'int', default: 400, min: 1, help: 'requests allowed at once above --kube-api-qps' },
-];
+] as const satisfies readonly FlagSpec[];
 
-export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
+export const CONTROLLER_FLAGS = [
   { name: 'controllers', type: 'string', default: 'ehpa,tsp', help: `comma-separated controllers to run (${CONTROLLER_NAMES.join(', ')}); empty runs none` },
-  { name: 'prometheus-url', type: 'string', default: undefined, help: 'Prometheus base URL for TimeSeriesPrediction history, e.g. http://prometheus:9090' },
-  { name: 'prometheus-timeout', type: 'duration', default: '3m', help: 'timeout of one Prometheus query_range request' },
-  { name: 'prometheus-max-points', type: 'int', default: 11000, min: 2, help: 'most points per series in one query_range; longer ranges are split' },
+  ...PROMETHEUS_FLAGS,
   { name: 'leader-elect', type: 'bool', default: true, help: 'run the controllers only on the replica holding the Lease' },
   { name: 'leader-election-namespace', type: 'string', default: undefined, help: "namespace of the Lease (default: this pod's namespace, else kube-system)" },
   { name: 'leader-election-id', type: 'string', default: 'ehpa-adapter-controllers', help: 'name of the Lease' },
@@ -60,7 +59,10 @@ export const CONTROLLER_FLAGS: readonly FlagSpec[] = [
   { name: 'prediction-update-frequency', type: 'duration', default: '30s', help: 'how often each TimeSeriesPrediction is checked for freshness' },
   { name: 'model-update-interval', type: 'duration', default: '12h', help: 'a forecast older than this is rebuilt from fresh history' },
   ...VPA_RECOMMENDER_FLAGS,
-];
+] as const satisfies readonly FlagSpec[];
+
+type KubeFlags = FlagsOf<typeof KUBE_FLAGS>;
+type ControllerFlags = FlagsOf<typeof CONTROLLER_FLAGS>;
 
 /** The process' connection to Kubernetes: one client and one set of informer caches for every loop. */
 export interface KubeContext {
@@ -70,16 +72,16 @@ export interface KubeContext {
 }
 
 /** True when some kubeconfig source exists; otherwise serve runs without cluster-facing loops. */
-export function clusterConfigured(flags: ParsedFlags): boolean {
+export function clusterConfigured(flags: KubeFlags): boolean {
   if (flags['kubeconfig']) return true;
   if (process.env['KUBERNETES_SERVICE_HOST']) return true;
   if (process.env['KUBECONFIG']) return true;
   return existsSync(join(homedir(), '.kube', 'config'));
 }
 
-export function createKubeContext(flags: ParsedFlags, log: Logger): KubeContext {
-  const kc = loadKubeConfig(flags['kubeconfig'] as string | undefined);
-  const client = new KubeApiClient(kc, 'ehpa-adapter', { qps: flags['kube-api-qps'] as number, burst: flags['kube-api-burst'] as number });
+export function createKubeContext(flags: KubeFlags, log: Logger): KubeContext {
+  const kc = loadKubeConfig(flags['kubeconfig']);
+  const client = new KubeApiClient(kc, 'ehpa-adapter', { qps: flags['kube-api-qps'], burst: flags['kube-api-burst'] });
   return { client, informers: new InformerRegistry(client, log), discovery: new ResourceDiscovery(client) };
 }
 
@@ -91,8 +93,8 @@ export function parseControllerList(text: string): string[] {
   return names;
 }
 
-function leaseNamespace(flags: ParsedFlags): string {
-  const given = flags['leader-election-namespace'] as string | undefined;
+function leaseNamespace(flags: ControllerFlags): string {
+  const given = flags['leader-election-namespace'];
   if (given) return given;
   try {
     return readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8').trim() || 'kube-system';
@@ -110,27 +112,27 @@ class MissingPrometheus implements HistoryProvider {
 }
 
 /** How each controller is set up from the flags: one row per name in --controllers. */
-const CONTROLLER_SETUPS: Record<ControllerName, (ctx: ControllerContext, flags: ParsedFlags, o: StartControllersOptions) => RunnerFactory> = {
+const CONTROLLER_SETUPS: Record<ControllerName, (ctx: ControllerContext, flags: ControllerFlags, o: StartControllersOptions) => RunnerFactory> = {
   ehpa: (ctx, flags) =>
     setupEhpaController(ctx, {
-      workers: flags['ehpa-workers'] as number,
-      resyncMs: flags['ehpa-resync-period'] as number,
-      previewResyncMs: flags['preview-resync-period'] as number,
+      workers: flags['ehpa-workers'],
+      resyncMs: flags['ehpa-resync-period'],
+      previewResyncMs: flags['preview-resync-period'],
       propagation: {
-        labelPrefixes: commaList(flags['ehpa-propagation-label-prefixes'] as string),
-        labels: commaList(flags['ehpa-propagation-labels'] as string),
-        annotationPrefixes: commaList(flags['ehpa-propagation-annotation-prefixes'] as string),
-        annotations: commaList(flags['ehpa-propagation-annotations'] as string),
+        labelPrefixes: commaList(flags['ehpa-propagation-label-prefixes']),
+        labels: commaList(flags['ehpa-propagation-labels']),
+        annotationPrefixes: commaList(flags['ehpa-propagation-annotation-prefixes']),
+        annotations: commaList(flags['ehpa-propagation-annotations']),
       },
     }),
   tsp: (ctx, flags, o) => {
-    const url = flags['prometheus-url'] as string | undefined;
+    const url = flags['prometheus-url'];
     if (!url) ctx.log.warn('no --prometheus-url: TimeSeriesPredictions will report PredictFailed');
     return setupTspController(ctx, {
-      workers: flags['tsp-workers'] as number,
-      updateFrequencyMs: flags['prediction-update-frequency'] as number,
-      modelUpdateIntervalMs: flags['model-update-interval'] as number,
-      history: url ? new PrometheusClient({ url, timeoutMs: flags['prometheus-timeout'] as number, maxPoints: flags['prometheus-max-points'] as number }) : new MissingPrometheus(),
+      workers: flags['tsp-workers'],
+      updateFrequencyMs: flags['prediction-update-frequency'],
+      modelUpdateIntervalMs: flags['model-update-interval'],
+      history: url ? new PrometheusClient({ url, timeoutMs: flags['prometheus-timeout'], maxPoints: flags['prometheus-max-points'] }) : new MissingPrometheus(),
       forecaster: o.forecaster ?? new CoreForecaster(),
     });
   },
@@ -145,7 +147,7 @@ export interface RunningControllers {
 }
 
 export interface StartControllersOptions {
-  flags: ParsedFlags;
+  flags: ControllerFlags;
   ctx: KubeContext;
   log: Logger;
   registry: Registry;
@@ -157,7 +159,7 @@ export interface StartControllersOptions {
 /** Registers informers, starts them, and runs the selected controllers (under leader election if asked). */
 export function startControllers(o: StartControllersOptions): RunningControllers {
   const { flags, ctx, log } = o;
-  const names = parseControllerList(flags['controllers'] as string);
+  const names = parseControllerList(flags['controllers']);
   const metrics = registerControllerMetrics(o.registry, ctx.client);
   const events = new EventRecorder(ctx.client, MANAGED_BY, log);
   const status = new StatusWriter(ctx.client);
@@ -206,11 +208,11 @@ export function startControllers(o: StartControllersOptions): RunningControllers
     elector = new LeaderElector({
       client: ctx.client,
       namespace: leaseNamespace(flags),
-      name: flags['leader-election-id'] as string,
-      identity: (flags['leader-election-identity'] as string | undefined) ?? `${hostname()}_${randomBytes(4).toString('hex')}`,
-      leaseDurationMs: flags['leader-election-lease-duration'] as number,
-      renewDeadlineMs: flags['leader-election-renew-deadline'] as number,
-      retryPeriodMs: flags['leader-election-retry-period'] as number,
+      name: flags['leader-election-id'],
+      identity: (flags['leader-election-identity']) ?? `${hostname()}_${randomBytes(4).toString('hex')}`,
+      leaseDurationMs: flags['leader-election-lease-duration'],
+      renewDeadlineMs: flags['leader-election-renew-deadline'],
+      retryPeriodMs: flags['leader-election-retry-period'],
       log,
     });
     done = elector.run(shutdown.signal, lead);

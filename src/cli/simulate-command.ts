@@ -2,8 +2,8 @@
 // Reads the files, resolves defaults, runs the pure replay (src/simulate), prints one JSON line per step
 // and a summary line, and optionally writes an SVG chart. Time comes from the data, never the clock.
 import { readFile, writeFile } from 'node:fs/promises';
-import type { Command } from './command.ts';
-import { UsageError, type ParsedFlags } from '../config/flags.ts';
+import { defineCommand } from './command.ts';
+import { UsageError } from '../config/flags.ts';
 import { parseSeriesCsv, SeriesCsvError } from '../prediction/series-csv.ts';
 import { parseEhpaYaml, podCpuRequestFromAnnotation, POD_CPU_REQUEST_ANNOTATION, SimulationInputError } from '../simulate/ehpa-input.ts';
 import { defaultReplayStart, simulate, type SimulationResult } from '../simulate/simulate.ts';
@@ -26,7 +26,7 @@ export function parseInstant(text: string, flag: string): number {
   throw new UsageError(`invalid value "${text}" for --${flag}: expected unix seconds or YYYY-MM-DD HH:MM:SS (UTC)`);
 }
 
-function wholeSeconds(flags: ParsedFlags, name: string): number {
+function wholeSeconds<F>(flags: F, name: keyof F & string): number {
   const ms = flags[name] as number;
   if (ms <= 0 || ms % 1000 !== 0) throw new UsageError(`--${name} must be a positive whole number of seconds`);
   return ms / 1000;
@@ -60,7 +60,7 @@ the cron metric are skipped (listed in the summary). A failed forecast is retrie
 force (decided at the previous step) times the per-pod CPU target. scaleStrategy and specificReplicas are
 ignored: the replay shows what Auto would do. Times in the output are unix seconds.`;
 
-export const simulateCommand: Command = {
+export const simulateCommand = defineCommand({
   name: 'simulate',
   summary: 'replay a CPU history through an EHPA and a plain HPA; print per-step JSON and a summary',
   details: DETAILS,
@@ -82,11 +82,11 @@ export const simulateCommand: Command = {
     { name: 'print-steps', type: 'bool', default: true, help: 'print the per-step JSON lines (false: summary only)' },
   ],
   async run(flags, io) {
-    const ehpaPath = flags['ehpa'] as string | undefined;
-    const historyPath = flags['history'] as string | undefined;
+    const ehpaPath = flags['ehpa'];
+    const historyPath = flags['history'];
     if (!ehpaPath) throw new UsageError('--ehpa is required');
     if (!historyPath) throw new UsageError('--history is required');
-    const localZone = (flags['local-zone'] as string | undefined) ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const localZone = (flags['local-zone']) ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
     let ehpa;
     try {
       ehpa = parseEhpaYaml(await readText(ehpaPath, 'ehpa'));
@@ -103,7 +103,7 @@ export const simulateCommand: Command = {
     }
     const stepSeconds = wholeSeconds(flags, 'step');
     let podCpuRequestMilli: number;
-    const requestFlag = flags['pod-cpu-request'] as string | undefined;
+    const requestFlag = flags['pod-cpu-request'];
     if (requestFlag !== undefined) {
       const m = quantityMilli(requestFlag);
       if (m === undefined || m <= 0) throw new UsageError(`invalid value "${requestFlag}" for --pod-cpu-request: expected a positive CPU quantity like 500m or 2`);
@@ -118,8 +118,8 @@ export const simulateCommand: Command = {
     }
     const first = history.timestamps[0] as number;
     const last = history.timestamps[history.timestamps.length - 1] as number;
-    const fromText = flags['from'] as string | undefined;
-    const toText = flags['to'] as string | undefined;
+    const fromText = flags['from'];
+    const toText = flags['to'];
     const fromS = fromText !== undefined ? parseInstant(fromText, 'from') : defaultReplayStart(ehpa, history, stepSeconds);
     const toS = toText !== undefined ? parseInstant(toText, 'to') : last;
     if (toS < fromS) throw new UsageError(`the replay window is empty: --to (${toS}) is before --from (${fromS})`);
@@ -133,13 +133,13 @@ export const simulateCommand: Command = {
         toS,
         stepSeconds,
         podCpuRequestMilli,
-        tolerance: flags['tolerance'] as number,
+        tolerance: flags['tolerance'],
         downscaleStabilizationSeconds: wholeSeconds(flags, 'downscale-stabilization'),
         localZone,
-        seed: flags['seed'] as number,
+        seed: flags['seed'],
         predictionFallback: flags['prediction-fallback'] as 'observed' | 'error',
         forecastRetrySeconds: wholeSeconds(flags, 'forecast-retry'),
-        ...(flags['initial-replicas'] !== undefined ? { initialReplicas: flags['initial-replicas'] as number } : {}),
+        ...(flags['initial-replicas'] !== undefined ? { initialReplicas: flags['initial-replicas'] } : {}),
       });
     } catch (e) {
       if (e instanceof SimulationInputError || e instanceof CronWindowError) throw new UsageError(`${ehpaPath}: ${e.message}`);
@@ -149,7 +149,7 @@ export const simulateCommand: Command = {
       for (const s of result.steps) io.stdout.write(JSON.stringify({ type: 'step', ...s }) + '\n');
     }
     io.stdout.write(JSON.stringify(result.summary) + '\n');
-    const plot = flags['plot'] as string | undefined;
+    const plot = flags['plot'];
     if (plot) {
       const svg = renderSvg(result.steps, {
         title: `ehpa-adapter simulate: ${ehpa.metadata.namespace}/${ehpa.metadata.name} (${new Date(fromS * 1000).toISOString()} to ${new Date(toS * 1000).toISOString()})`,
@@ -164,4 +164,4 @@ export const simulateCommand: Command = {
     }
     return 0;
   },
-};
+});

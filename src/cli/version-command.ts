@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import type { Command } from './command.ts';
+import { defineCommand } from './command.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 export const PACKAGE_VERSION: string = pkg.version;
 
-export const versionCommand: Command = {
+export const versionCommand = defineCommand({
   name: 'version',
   summary: 'print the version as JSON',
   flags: [],
@@ -13,4 +13,4 @@ export const versionCommand: Command = {
     io.stdout.write(JSON.stringify({ name: 'ehpa-adapter', version: PACKAGE_VERSION, node: process.version }) + '\n');
     return 0;
   },
-};
+});

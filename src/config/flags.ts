@@ -22,7 +22,29 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** Flags of an unknown table: what generic code (help, docs) sees. Commands see FlagsOf<their table>. */
 export type ParsedFlags = Record<string, FlagValue>;
+
+/** The value a flag parses to: durations in milliseconds; a flag without a default may be undefined. */
+type ValueOfSpec<S extends FlagSpec> = string extends S['name']
+  ? FlagValue // a table not declared `as const`: names and types unknown
+  : S extends { type: 'bool' }
+  ? boolean
+  : S extends { type: 'int' | 'float' | 'duration' }
+    ? S extends { default: undefined }
+      ? number | undefined
+      : number
+    : S extends { type: 'enum'; values: readonly (infer V)[] }
+      ? V
+      : S extends { default: undefined }
+        ? string | undefined
+        : string;
+
+/**
+ * The parsed flags of a spec table declared `as const`: one property per flag name with its value type,
+ * so reading a misspelt or undeclared flag does not compile.
+ */
+export type FlagsOf<Specs extends readonly FlagSpec[]> = { readonly [S in Specs[number] as S['name']]: ValueOfSpec<S> };
 
 function convert(spec: FlagSpec, raw: string): FlagValue {
   const bad = (why: string) => new UsageError(`invalid value "${raw}" for --${spec.name}: ${why}`);
@@ -62,7 +84,7 @@ function convert(spec: FlagSpec, raw: string): FlagValue {
  * Parses `--name value`, `--name=value` and bare boolean `--name` against the specs. Durations come back in
  * milliseconds. Positional arguments are refused: every input is named.
  */
-export function parseFlags(specs: readonly FlagSpec[], argv: readonly string[]): ParsedFlags {
+export function parseFlags<const Specs extends readonly FlagSpec[]>(specs: Specs, argv: readonly string[]): FlagsOf<Specs> {
   const byName = new Map(specs.map((s) => [s.name, s]));
   const out: ParsedFlags = {};
   for (const spec of specs) {
@@ -86,7 +108,8 @@ export function parseFlags(specs: readonly FlagSpec[], argv: readonly string[]):
     }
     out[name] = convert(spec, raw);
   }
-  return out;
+  // The table's types describe exactly what convert() returns for each spec.
+  return out as FlagsOf<Specs>;
 }
 
 /** Renders the flag table for --help, every default shown. */

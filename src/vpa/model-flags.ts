@@ -6,7 +6,7 @@ import { DEFAULT_RECOMMENDATION_CONFIG } from './logic/index.ts';
 
 const d = DEFAULT_RECOMMENDATION_CONFIG;
 
-export const VPA_MODEL_FLAGS: readonly FlagSpec[] = [
+export const VPA_MODEL_FLAGS = [
   { name: 'memory-aggregation-interval', type: 'duration', default: '24h', min: 1, help: 'length of one memory-peak window' },
   { name: 'memory-aggregation-interval-count', type: 'int', default: 8, min: 1, help: 'windows of memory history kept' },
   { name: 'oom-bump-up-ratio', type: 'float', default: 1.2, min: 0, help: 'memory bump-up ratio after an OOM' },
@@ -19,4 +19,4 @@ export const VPA_MODEL_FLAGS: readonly FlagSpec[] = [
   { name: 'container-recommendation-max-allowed-cpu', type: 'string', default: undefined, help: 'global maximum CPU per container (quantity)' },
   { name: 'container-recommendation-max-allowed-memory', type: 'string', default: undefined, help: 'global maximum memory per container (quantity)' },
   { name: 'cpu-integer-post-processor-enabled', type: 'bool', default: false, help: 'honour vpa-post-processor.kubernetes.io/{container}_integerCPU annotations' },
-];
+] as const satisfies readonly FlagSpec[];

@@ -2,7 +2,8 @@
 // flag (recommender/config/config.go). Deviations, documented in docs/components.md (VPA recommender loop): the cAdvisor label defaults are
 // those of today's kubelet (`pod`, `container`, `namespace`, job `kubelet`) rather than upstream's legacy
 // `pod_name`/`name`/`kubernetes-cadvisor`; history and checkpoints are both used at start-up.
-import { type FlagSpec, type ParsedFlags } from '../../config/flags.ts';
+import type { FlagSpec, FlagsOf } from '../../config/flags.ts';
+import type { PROMETHEUS_FLAGS } from '../../prometheus/flags.ts';
 import { AggregationsConfig } from '../model/aggregations-config.ts';
 import { DEFAULT_RECOMMENDATION_CONFIG, DEFAULT_RECOMMENDATION_FORMAT, PodResourceRecommender, type QuantityList } from '../logic/index.ts';
 import { DEFAULT_RECOMMENDER_NAME, type VpaFilterOptions } from '../input/vpa-filter.ts';
@@ -12,7 +13,7 @@ import { quantityFlag } from '../../config/quantity-flag.ts';
 import { VPA_MODEL_FLAGS } from '../model-flags.ts';
 
 
-export const VPA_RECOMMENDER_FLAGS: readonly FlagSpec[] = [
+export const VPA_RECOMMENDER_FLAGS = [
   { name: 'recommender-name', type: 'string', default: DEFAULT_RECOMMENDER_NAME, help: 'VPAs whose spec.recommenders names this (or, for "default", lists none) are handled' },
   { name: 'recommender-interval', type: 'duration', default: '1m', min: 1, help: 'how often the VPA recommender loop runs' },
   { name: 'checkpoints-timeout', type: 'duration', default: '1m', min: 1, help: 'time budget for writing VPA checkpoints in one loop (oldest first)' },
@@ -37,10 +38,12 @@ export const VPA_RECOMMENDER_FLAGS: readonly FlagSpec[] = [
   { name: 'pod-name-label', type: 'string', default: 'kubernetes_pod_name', help: 'pod-name label of the pod-labels series' },
   { name: 'pod-label-prefix', type: 'string', default: 'pod_label_', help: 'prefix of the pod-labels series labels that are pod labels (stripped)' },
   ...VPA_MODEL_FLAGS,
-];
+] as const satisfies readonly FlagSpec[];
 
-function micros(f: ParsedFlags, name: string): number {
-  return Math.round((f[name] as number) * 1000);
+type RecommenderFlags = FlagsOf<typeof VPA_RECOMMENDER_FLAGS>;
+
+function micros(ms: number): number {
+  return Math.round(ms * 1000);
 }
 
 /** Prometheus durations are whole seconds or more here ("90s"), which both PromQL and our flags accept. */
@@ -55,53 +58,53 @@ export interface RecommenderConfig {
 }
 
 /** Validates and converts the flags; throws UsageError on a bad value. */
-export function recommenderConfigFromFlags(f: ParsedFlags): RecommenderConfig {
+export function recommenderConfigFromFlags(f: RecommenderFlags): RecommenderConfig {
   const aggregations = new AggregationsConfig({
-    memoryAggregationInterval: micros(f, 'memory-aggregation-interval'),
-    memoryAggregationIntervalCount: f['memory-aggregation-interval-count'] as number,
-    oomBumpUpRatio: f['oom-bump-up-ratio'] as number,
-    oomMinBumpUp: f['oom-min-bump-up-bytes'] as number,
+    memoryAggregationInterval: micros(f['memory-aggregation-interval']),
+    memoryAggregationIntervalCount: f['memory-aggregation-interval-count'],
+    oomBumpUpRatio: f['oom-bump-up-ratio'],
+    oomMinBumpUp: f['oom-min-bump-up-bytes'],
   });
   const config = {
     ...DEFAULT_RECOMMENDATION_CONFIG,
-    safetyMarginFraction: f['recommendation-margin-fraction'] as number,
-    podMinCPUMillicores: f['pod-recommendation-min-cpu-millicores'] as number,
-    podMinMemoryMb: f['pod-recommendation-min-memory-mb'] as number,
-    targetCPUPercentile: f['target-cpu-percentile'] as number,
-    targetMemoryPercentile: f['target-memory-percentile'] as number,
+    safetyMarginFraction: f['recommendation-margin-fraction'],
+    podMinCPUMillicores: f['pod-recommendation-min-cpu-millicores'],
+    podMinMemoryMb: f['pod-recommendation-min-memory-mb'],
+    targetCPUPercentile: f['target-cpu-percentile'],
+    targetMemoryPercentile: f['target-memory-percentile'],
   };
   const globalMaxAllowed: QuantityList = new Map();
   const maxCpu = quantityFlag(f, 'container-recommendation-max-allowed-cpu');
   const maxMem = quantityFlag(f, 'container-recommendation-max-allowed-memory');
   if (maxCpu) globalMaxAllowed.set('cpu', maxCpu);
   if (maxMem) globalMaxAllowed.set('memory', maxMem);
-  const ns = (f['vpa-object-namespace'] as string) || undefined;
+  const ns = (f['vpa-object-namespace']) || undefined;
   return {
     settings: {
       aggregations,
       gates: {},
       recommender: new PodResourceRecommender(config),
       format: DEFAULT_RECOMMENDATION_FORMAT,
-      cpuIntegerPostProcessorEnabled: f['cpu-integer-post-processor-enabled'] as boolean,
+      cpuIntegerPostProcessorEnabled: f['cpu-integer-post-processor-enabled'],
       globalMaxAllowed: globalMaxAllowed.size > 0 ? globalMaxAllowed : undefined,
     },
     filter: {
-      recommenderName: f['recommender-name'] as string,
+      recommenderName: f['recommender-name'],
       vpaObjectNamespace: ns,
-      ignoredNamespaces: (f['ignored-vpa-object-namespaces'] as string).split(',').map((s) => s.trim()).filter(Boolean),
+      ignoredNamespaces: (f['ignored-vpa-object-namespaces']).split(',').map((s) => s.trim()).filter(Boolean),
     },
     labels: {
-      cadvisorMetricsJobName: f['prometheus-cadvisor-job-name'] as string,
-      ctrPodNameLabel: f['container-pod-name-label'] as string,
-      ctrNameLabel: f['container-name-label'] as string,
-      ctrNamespaceLabel: f['container-namespace-label'] as string,
-      historyResolution: promDuration(f['history-resolution'] as number),
-      cpuMetricName: f['history-cpu-metric'] as string,
-      memoryMetricName: f['history-memory-metric'] as string,
-      podLabelsMetricName: f['metric-for-pod-labels'] as string,
-      podNamespaceLabel: f['pod-namespace-label'] as string,
-      podNameLabel: f['pod-name-label'] as string,
-      podLabelPrefix: f['pod-label-prefix'] as string,
+      cadvisorMetricsJobName: f['prometheus-cadvisor-job-name'],
+      ctrPodNameLabel: f['container-pod-name-label'],
+      ctrNameLabel: f['container-name-label'],
+      ctrNamespaceLabel: f['container-namespace-label'],
+      historyResolution: promDuration(f['history-resolution']),
+      cpuMetricName: f['history-cpu-metric'],
+      memoryMetricName: f['history-memory-metric'],
+      podLabelsMetricName: f['metric-for-pod-labels'],
+      podNamespaceLabel: f['pod-namespace-label'],
+      podNameLabel: f['pod-name-label'],
+      podLabelPrefix: f['pod-label-prefix'],
       namespace: ns,
     },
   };
@@ -124,18 +127,18 @@ export interface VpaRecommenderOptions {
 }
 
 /** Validates and converts the recommender's flags (and the shared Prometheus ones); throws UsageError. */
-export function vpaRecommenderOptionsFromFlags(f: ParsedFlags): VpaRecommenderOptions {
-  const url = f['prometheus-url'] as string | undefined;
+export function vpaRecommenderOptionsFromFlags(f: RecommenderFlags & FlagsOf<typeof PROMETHEUS_FLAGS>): VpaRecommenderOptions {
+  const url = f['prometheus-url'];
   return {
     config: recommenderConfigFromFlags(f),
-    ...(url ? { prometheus: { url, timeoutMs: f['prometheus-timeout'] as number, maxPoints: f['prometheus-max-points'] as number } } : {}),
+    ...(url ? { prometheus: { url, timeoutMs: f['prometheus-timeout'], maxPoints: f['prometheus-max-points'] } } : {}),
     usageSource: f['recommender-usage-source'] as VpaRecommenderOptions['usageSource'],
-    currentUsageRateWindowMs: f['current-usage-cpu-rate-window'] as number,
-    ...(f['recommender-prometheus-history'] ? { history: { lengthMs: f['history-length'] as number, resolutionMs: f['history-resolution'] as number } } : {}),
-    splitWithEhpa: f['recommender-split-with-ehpa'] as boolean,
-    intervalMs: f['recommender-interval'] as number,
-    checkpointsTimeoutMs: f['checkpoints-timeout'] as number,
-    checkpointsGcIntervalMs: f['checkpoints-gc-interval'] as number,
-    updateWorkers: f['recommender-update-workers'] as number,
+    currentUsageRateWindowMs: f['current-usage-cpu-rate-window'],
+    ...(f['recommender-prometheus-history'] ? { history: { lengthMs: f['history-length'], resolutionMs: f['history-resolution'] } } : {}),
+    splitWithEhpa: f['recommender-split-with-ehpa'],
+    intervalMs: f['recommender-interval'],
+    checkpointsTimeoutMs: f['checkpoints-timeout'],
+    checkpointsGcIntervalMs: f['checkpoints-gc-interval'],
+    updateWorkers: f['recommender-update-workers'],
   };
 }
