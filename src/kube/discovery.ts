@@ -1,6 +1,6 @@
 // Which REST resource serves a kind: the RESTMapper's job, done with discovery documents. Hits are kept;
 // misses expire quickly, so a CRD installed after we started is found on a later reconcile.
-import { groupVersionPath, type KubeApiClient, KubeApiError } from './api-client.ts';
+import { groupVersionPath, type ObjectWriter, KubeApiError } from './api-client.ts';
 
 export interface ResourceInfo {
   apiVersion: string;
@@ -22,7 +22,7 @@ export class ResourceDiscovery {
   private readonly lists = new Map<string, { at: number; list?: ApiResourceList }>();
 
   constructor(
-    private readonly client: KubeApiClient,
+    private readonly client: Pick<ObjectWriter, 'get'>,
     private readonly now: () => number = Date.now,
     private readonly missTtlMs = 30_000,
   ) {}

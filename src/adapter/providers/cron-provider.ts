@@ -50,12 +50,20 @@ export async function cronValueFor(ehpa: EffectiveHorizontalPodAutoscaler, nowMs
 
 const TARGET_KEYS = ['targetKind', 'targetName', 'targetNamespace'] as const;
 
-async function findHeadEhpa(sources: AdapterSources, selector: LabelSelector): Promise<EffectiveHorizontalPodAutoscaler> {
+/**
+ * The EHPA a `crane_autoscaling_cron` request means. Only the namespace of the request path counts: that is
+ * what the caller was authorized for, so a selector naming another namespace answers nothing (Crane's
+ * HPAs always name their own namespace; a request naming another one is reading someone else's replicas).
+ */
+async function findHeadEhpa(sources: AdapterSources, pathNamespace: string, selector: LabelSelector): Promise<EffectiveHorizontalPodAutoscaler> {
   const want = TARGET_KEYS.map((k) => selector.exactValue(k));
   const missing = TARGET_KEYS.filter((_, i) => want[i] === undefined);
   if (missing.length) throw badRequest(`metric ${CRON_METRIC_HEAD} needs labelSelector with ${missing.map((k) => `${k}=…`).join(', ')}`);
   const [kind, name, namespace] = want as [string, string, string];
-  const matches = (await sources.listEhpas(namespace)).filter(
+  if (namespace !== pathNamespace) {
+    throw notFound(`no EffectiveHorizontalPodAutoscaler with crons targets ${kind} ${namespace}/${name} in namespace ${pathNamespace}`);
+  }
+  const matches = (await sources.listEhpas(pathNamespace)).filter(
     (e) => (e.spec.crons?.length ?? 0) > 0 && e.spec.scaleTargetRef.kind === kind && e.spec.scaleTargetRef.name === name && e.metadata.namespace === namespace,
   );
   // Crane takes the last match; so do we.
@@ -87,7 +95,7 @@ export function cronProvider(opts: CronProviderOptions): ExternalMetricProvider 
     },
     async values(q: ExternalQuery): Promise<ExternalValue[]> {
       let ehpa: EffectiveHorizontalPodAutoscaler | undefined;
-      if (q.metric === CRON_METRIC_HEAD) ehpa = await findHeadEhpa(sources, q.selector);
+      if (q.metric === CRON_METRIC_HEAD) ehpa = await findHeadEhpa(sources, q.namespace, q.selector);
       else {
         ehpa = await legacyEhpa(sources, q.namespace, q.metric, q.selector);
         if (!ehpa) throw notFound(`the server could not find the external metric ${q.metric}: no matching EffectiveHorizontalPodAutoscaler in namespace ${q.namespace}`);

@@ -38,7 +38,12 @@ export function workloadMemoryQuery(namespace: string, kind: string, name: strin
 /** The PromQL for one TSP metric; throws UnsupportedQueryError for what Crane does not support either. */
 export function metricQuery(tsp: TimeSeriesPrediction, m: PredictionMetricSpec): string {
   const ref = tsp.spec.targetRef;
-  const ns = ref.namespace || tsp.metadata.namespace;
+  const ns = tsp.metadata.namespace;
+  // A prediction reads its own namespace only: a targetRef naming another one would put that namespace's
+  // usage into this TSP's status, readable by whoever may read this namespace (Crane allowed it).
+  if (ref.namespace && ref.namespace !== ns) {
+    throw new UnsupportedQueryError(`targetRef.namespace "${ref.namespace}" is not this TimeSeriesPrediction's namespace "${ns}": a prediction reads only its own namespace`);
+  }
   switch (m.type) {
     case 'ExpressionQuery':
       if (!m.expressionQuery?.expression) throw new UnsupportedQueryError(`metric ${m.resourceIdentifier}: expressionQuery.expression is empty`);

@@ -154,6 +154,16 @@ describe('metrics API server over HTTPS', function () {
       const noSel = await a.get(`${EM}/namespaces/default/crane_autoscaling_cron`, { headers: HPA });
       expect(noSel.status).to.equal(400);
     });
+    it('crane_autoscaling_cron answers only for the namespace of the path the caller was authorized for', async () => {
+      // Asked from namespace "other" for an EHPA of "default": nothing of "default" comes back.
+      const sel = 'labelSelector=resourceIdentifier%3Dcron%2CtargetKind%3DDeployment%2CtargetName%3Dshop%2CtargetNamespace%3Ddefault';
+      const cross = await a.get(`${EM}/namespaces/other/crane_autoscaling_cron?${sel}`, { headers: HPA });
+      expect(cross.status).to.equal(404);
+      expect(JSON.stringify(cross.json)).to.not.match(/"value"/);
+      expect(cross.json.message).to.match(/in namespace other/);
+      const same = await a.get(`${EM}/namespaces/default/crane_autoscaling_cron?${sel}`, { headers: HPA });
+      expect(same.status).to.equal(200);
+    });
     it('no active cron: minReplicas with other metrics, current replicas without', async () => {
       a.clock.now = Date.parse('2026-01-05T18:00:00Z');
       try {

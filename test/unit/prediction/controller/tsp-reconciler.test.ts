@@ -125,6 +125,18 @@ describe('TspReconciler.reconcile (in-memory seams)', function () {
     expect(t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!.status).to.equal('True');
   });
 
+  it("another namespace's target is refused: Ready=False naming the field, and no query leaves for Prometheus", async () => {
+    const t = setup();
+    const own = t.tsp();
+    t.store.seed(TSPS(NS), { ...own, spec: { ...own.spec, targetRef: { ...own.spec.targetRef, namespace: 'victim' } } });
+    await t.reconciler.reconcile(t.key);
+    const ready = t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!;
+    expect(ready.status).to.equal('False');
+    expect(ready.message).to.include('targetRef.namespace "victim" is not this TimeSeriesPrediction\'s namespace "shop"');
+    expect(t.queries).to.deep.equal([]);
+    expect(t.fits()).to.equal(0);
+  });
+
   it('deletion: the cached forecasts of a deleted TSP are dropped and nothing is written', async () => {
     const t = setup();
     await t.reconciler.reconcile(t.key);
