@@ -77,7 +77,9 @@ export function createMetricsApiHandler(deps: HandlerDeps) {
         code = 500;
         deps.logger.error({ err: e, url }, 'metrics API request failed');
       }
-      const message = code === 500 && !(e instanceof MetricError) ? `internal error: ${(e as Error).message}` : (e as Error).message;
+      // An unexpected error's text can carry internals (URLs, paths, other tenants' names): it goes to the log
+      // above, the caller gets a generic 500.
+      const message = code === 500 && !(e instanceof MetricError) ? 'internal error (see the adapter log)' : (e as Error).message;
       if (!res.headersSent) send(res, req, code, statusBody(code, message));
       else res.destroy();
     } finally {

@@ -97,14 +97,23 @@ export function parseVector(body: VectorResponse): InstantSample[] {
   return out;
 }
 
+/** Text with the credentials of every URL in it removed (`https://user:pass@host` → `https://host`), for
+ *  anything a user may read. */
+export function redactUrl(text: string): string {
+  return text.replace(/\/\/[^/@\s]*@/g, '//');
+}
+
 export class PrometheusClient implements HistoryProvider {
   private readonly base: string;
+  /** The base URL as errors show it: credentials in --prometheus-url must not reach statuses and events. */
+  private readonly shownBase: string;
   private readonly fetch: typeof fetch;
   /** Requests sent (benchmarks, metrics). */
   requests = 0;
 
   constructor(private readonly o: PrometheusOptions) {
     this.base = o.url.replace(/\/+$/, '');
+    this.shownBase = redactUrl(this.base);
     this.fetch = o.fetch ?? fetch;
   }
 
@@ -132,7 +141,7 @@ export class PrometheusClient implements HistoryProvider {
         signal: AbortSignal.timeout(this.o.timeoutMs ?? 180_000),
       });
     } catch (e) {
-      throw new PrometheusError(`prometheus unreachable at ${this.base}: ${(e as Error).message}`);
+      throw new PrometheusError(`prometheus unreachable at ${this.shownBase}: ${redactUrl((e as Error).message)}`);
     }
     try {
       return await res.json();

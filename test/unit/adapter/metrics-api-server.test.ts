@@ -282,6 +282,9 @@ describe('metrics API server over HTTPS', function () {
         const r = await a.get(path, { headers: asUser('jane') });
         expect(r.status).to.equal(500);
         expect(r.json.items).to.equal(undefined);
+        // The cause goes to the log, not to the caller (it can carry internals such as URLs).
+        expect(r.json.message).to.equal('internal error (see the adapter log)');
+        expect(JSON.stringify(r.json)).to.not.contain('connection refused');
       } finally {
         a.authorizer.failing = false;
       }

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { PrometheusError, PrometheusClient, joinSeries, parseMatrix, splitRange } from '../../../src/prometheus/client.ts';
+import { PrometheusError, PrometheusClient, joinSeries, parseMatrix, redactUrl, splitRange } from '../../../src/prometheus/client.ts';
 import { podNameRegex, workloadCpuQuery } from '../../../src/prediction/history/queries.ts';
 
 describe('splitRange', () => {
@@ -113,5 +113,24 @@ describe('workload queries (crane-behaviour.md §B.4 templates)', () => {
     expect(workloadCpuQuery('ns', 'Deployment', 'web')).to.equal('sum(irate(container_cpu_usage_seconds_total{namespace="ns",pod=~"^web-[a-z0-9]+-[a-z0-9]{5}$",container!=""}[3m]))');
     expect(podNameRegex('StatefulSet', 'db')).to.equal('^db-[0-9]+$');
     expect(podNameRegex('Rollout', 'x')).to.equal('^x-.*');
+  });
+});
+
+describe('credentials in the Prometheus URL', () => {
+  it('never appear in errors (they reach TSP statuses, events and 503 bodies)', async () => {
+    const c = new PrometheusClient({ url: 'http://alice:s3cret@127.0.0.1:1', timeoutMs: 2000 });
+    const e = await c.queryRange('up', 0, 60, 60).then(
+      () => expect.fail('should reject'),
+      (err: Error) => err,
+    );
+    expect(e).to.be.instanceOf(PrometheusError);
+    expect(e.message).to.contain('unreachable at http://127.0.0.1:1');
+    expect(e.message).to.not.contain('s3cret');
+    expect(e.message).to.not.contain('alice');
+  });
+  it('redactUrl drops userinfo and leaves everything else as written', () => {
+    expect(redactUrl('https://alice:s3cret@prom.example:9090/prefix')).to.equal('https://prom.example:9090/prefix');
+    expect(redactUrl('http://prom:9090')).to.equal('http://prom:9090');
+    expect(redactUrl('failed: https://a:b@x/y')).to.equal('failed: https://x/y');
   });
 });
