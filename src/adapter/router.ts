@@ -24,36 +24,37 @@ function wantsOnlyAggregatedDiscovery(accept: string | undefined): boolean {
   return types.length > 0 && types.every((t) => t.includes('g=apidiscovery.k8s.io'));
 }
 
+function labelled(label: { metric: string }, code: number, metric: string): number {
+  label.metric = metric;
+  return code;
+}
+
 /**
  * Writes the answer and returns its status code. `label.metric` names the request in the request metrics; it
  * is set before a provider runs, so a provider's error is counted under its metric too.
  */
 export async function answer(deps: RouterDeps, req: IncomingMessage, res: ServerResponse, route: RoutedRequest, nowMs: number, label: { metric: string }): Promise<number> {
   const q = queryOf(req.url ?? '');
-  const done = (code: number, metric: string) => {
-    label.metric = metric;
-    return code;
-  };
   switch (route.kind) {
     case 'discovery-root':
     case 'discovery-group':
     case 'discovery-version': {
       if (wantsOnlyAggregatedDiscovery(req.headers.accept)) {
         send(res, req, 406, statusBody(406, 'only application/json discovery is served'));
-        return done(406, 'discovery');
+        return labelled(label, 406, 'discovery');
       }
       if (route.kind === 'discovery-root') send(res, req, 200, wire.apiGroupList());
       else if (route.kind === 'discovery-group') send(res, req, 200, wire.apiGroupDoc(route.group));
       else if (route.group === CUSTOM_GROUP) send(res, req, 200, wire.customResourceList(route.version, await deps.providers.customListed(route.version)));
       else send(res, req, 200, wire.externalResourceList(await deps.providers.externalListed()));
-      return done(200, 'discovery');
+      return labelled(label, 200, 'discovery');
     }
     case 'custom': {
       const selector = parseLabelSelector(q.get('labelSelector'));
       const metricSelector = parseLabelSelector(q.get('metricLabelSelector'));
       const owner = deps.providers.customOwner(route.resource, route.metric);
       const what = route.name === '*' ? route.resource : `${route.resource} ${route.name}`;
-      if (!owner) return done(await deps.providers.proxy(req, res, `the server could not find the metric ${route.metric} for ${what}`), 'remote');
+      if (!owner) return labelled(label, await deps.providers.proxy(req, res, `the server could not find the metric ${route.metric} for ${what}`), 'remote');
       label.metric = route.metric;
       const values = await owner.values({
         ...(route.namespace !== undefined ? { namespace: route.namespace } : {}),
@@ -64,33 +65,33 @@ export async function answer(deps: RouterDeps, req: IncomingMessage, res: Server
         throw new MetricError(404, `the server could not find the metric ${route.metric} for ${what}`);
       }
       send(res, req, 200, wire.metricValueList(route.version, route.metric, values, metricSelector, nowMs));
-      return done(200, route.metric);
+      return labelled(label, 200, route.metric);
     }
     case 'external': {
       const selector = parseLabelSelector(q.get('labelSelector'));
       const owner = await deps.providers.externalOwner(route.namespace, route.metric, selector);
-      if (!owner) return done(await deps.providers.proxy(req, res, `the server could not find the external metric ${route.metric}`), 'remote');
+      if (!owner) return labelled(label, await deps.providers.proxy(req, res, `the server could not find the external metric ${route.metric}`), 'remote');
       // Legacy cron names embed the EHPA name: label by family to keep the series count bounded.
       const family = owner.listed()[0] ?? 'external';
       label.metric = family;
       const values = await owner.values({ namespace: route.namespace, metric: route.metric, selector, nowMs });
       send(res, req, 200, wire.externalMetricValueList(route.metric, values, nowMs));
-      return done(200, family);
+      return labelled(label, 200, family);
     }
     case 'metrics': {
       if (!deps.promText) {
         send(res, req, 404, statusBody(404, 'the server could not find the requested resource'));
-        return done(404, 'other');
+        return labelled(label, 404, 'other');
       }
       const p = await deps.promText();
       send(res, req, 200, p.body, p.contentType);
-      return done(200, 'prometheus');
+      return labelled(label, 200, 'prometheus');
     }
     case 'bad-request':
       send(res, req, 400, statusBody(400, route.message));
-      return done(400, 'other');
+      return labelled(label, 400, 'other');
     case 'not-found':
       send(res, req, 404, statusBody(404, 'the server could not find the requested resource'));
-      return done(404, 'other');
+      return labelled(label, 404, 'other');
   }
 }

@@ -8,7 +8,7 @@ import { defineCommand, type CommandIO } from './command.ts';
 import { UsageError, type FlagSpec } from '../config/flags.ts';
 import { AggregationsConfig, parseInstant, type VerticalPodAutoscaler, type VerticalPodAutoscalerCheckpointJSON } from '../vpa/model/index.ts';
 import { DEFAULT_RECOMMENDATION_CONFIG, recommendationToJSON, type QuantityList } from '../vpa/logic/index.ts';
-import { parseUsageEvent, type UsageEvent } from '../vpa/usage-events.ts';
+import { parseUsageEvent, VALUE_FIELDS, type UsageEvent } from '../vpa/usage-events.ts';
 import { CheckpointLoadError, replay } from '../vpa/replay.ts';
 import { quantityFlag } from '../config/quantity-flag.ts';
 import { VPA_MODEL_FLAGS } from '../vpa/model-flags.ts';
@@ -66,8 +66,6 @@ function parseGates(text: string): { perVPAConfig: boolean } {
   return gates;
 }
 
-const NUMERIC_FIELDS = ['cpuCores', 'cpuMillicores', 'memoryBytes', 'oomMemoryRequestBytes'] as const;
-
 async function readEvents(input: string, io: CommandIO): Promise<UsageEvent[]> {
   const stream = input === '-' ? io.stdin : createReadStream(input);
   const events: UsageEvent[] = [];
@@ -96,7 +94,8 @@ async function readEvents(input: string, io: CommandIO): Promise<UsageEvent[]> {
     }
     // The model drops a negative sample as upstream's does (the differential oracle relies on that), but in
     // a file it is a broken input, not a sample: refuse it with its line rather than answer with exit 0.
-    const negative = NUMERIC_FIELDS.find((k) => typeof (obj as Record<string, unknown>)[k] === 'number' && ((obj as Record<string, number>)[k] as number) < 0);
+    const fields = obj as Record<string, unknown>;
+    const negative = VALUE_FIELDS.find((k) => typeof fields[k] === 'number' && fields[k] < 0);
     if (negative) throw new UsageError(`${input === '-' ? 'stdin' : input}:${lineNo}: ${negative} must not be negative`);
   }
   // Replay in time order whatever the file's order: the model drops a memory sample older than its

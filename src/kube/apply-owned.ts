@@ -63,9 +63,7 @@ export class OwnedApplier {
       semanticEqual(existing.spec, desired.spec) &&
       (!r.syncLabelsAndAnnotations ||
         (hasAll(existing.metadata.labels, desired.metadata.labels) && hasAll(existing.metadata.annotations, desired.metadata.annotations)));
-    const last = this.applied.get(key);
-    const ourDefaulting = !!last && last.desired === JSON.stringify(desired) && semanticEqual(last.stored, existing.spec);
-    if (same || ourDefaulting) return { object: existing, action: 'unchanged' };
+    if (same || this.onlyOurDefaulting(key, desired, existing.spec)) return { object: existing, action: 'unchanged' };
     const body: T = {
       ...existing,
       ...(r.syncLabelsAndAnnotations
@@ -82,5 +80,11 @@ export class OwnedApplier {
     const updated = await this.writer.replace<T>(`${r.path}/${encodeURIComponent(name)}`, body);
     this.applied.set(key, { desired: JSON.stringify(desired), stored: updated.spec });
     return { object: updated, action: 'updated' };
+  }
+
+  /** The desired object is what we last wrote and the stored spec is what that write returned. */
+  private onlyOurDefaulting(key: string, desired: unknown, storedSpec: unknown): boolean {
+    const last = this.applied.get(key);
+    return !!last && last.desired === JSON.stringify(desired) && semanticEqual(last.stored, storedSpec);
   }
 }

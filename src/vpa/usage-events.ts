@@ -15,7 +15,8 @@ export interface UsageEvent {
   amount: ResourceAmount;
 }
 
-const VALUE_FIELDS = ['cpuCores', 'cpuMillicores', 'memoryBytes', 'oomMemoryRequestBytes'] as const;
+/** The fields that carry an event's value; exactly one per event. */
+export const VALUE_FIELDS = ['cpuCores', 'cpuMillicores', 'memoryBytes', 'oomMemoryRequestBytes'] as const;
 const KNOWN = new Set<string>(['time', 'container', 'pod', 'labels', ...VALUE_FIELDS]);
 
 function num(v: unknown, field: string, integer: boolean): number {
