@@ -3,9 +3,11 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { BOUNDS } from '../src/api/bounds.ts';
 import {
   arr,
   bool,
+  boundEverything,
   condition,
   crossVersionObjectReference,
   hpaBehavior,
@@ -74,17 +76,24 @@ const age = { name: 'AGE', type: 'date', jsonPath: '.metadata.creationTimestamp'
 const cronSpec = obj(
   {
     // Defaulted so it can key the list: two unnamed crons collide, as Crane's webhook also refuses.
-    name: str({ default: '' }),
-    description: str(),
-    timezone: str(),
-    start: str({ minLength: 1 }),
-    end: str({ minLength: 1 }),
+    name: str({ default: '', maxLength: BOUNDS.cronNameLength }),
+    description: str({ maxLength: BOUNDS.descriptionLength }),
+    timezone: str({ maxLength: BOUNDS.timeZoneLength }),
+    start: str({ minLength: 1, maxLength: BOUNDS.cronExpressionLength }),
+    end: str({ minLength: 1, maxLength: BOUNDS.cronExpressionLength }),
     targetReplicas: int32({ minimum: 0 }),
   },
   ['start', 'end'],
 );
 
-const ehpaSpec = obj(
+// Defaults for fields with no bound of their own (boundEverything): a Kubernetes name's length, and a
+// list size no EHPA or TSP needs.
+const DEFAULT_MAX_LENGTH = BOUNDS.nameLength;
+const DEFAULT_MAX_ITEMS = 64;
+
+const predictionWindowSeconds = (extra = {}) => int32({ minimum: BOUNDS.predictionWindowSeconds.min, maximum: BOUNDS.predictionWindowSeconds.max, ...extra });
+
+const ehpaSpec = boundEverything(obj(
   {
     scaleTargetRef: crossVersionObjectReference(),
     minReplicas: int32({ default: 1, minimum: 0 }),
@@ -92,10 +101,10 @@ const ehpaSpec = obj(
     scaleStrategy: str({ default: 'Auto', enum: ['Auto', 'Preview'] }),
     specificReplicas: int32({ minimum: 0 }),
     metrics: arr(metricSpec(), { 'x-kubernetes-list-type': 'atomic' }),
-    crons: arr(cronSpec, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
+    crons: arr(cronSpec, { maxItems: BOUNDS.crons, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
     behavior: hpaBehavior(),
     prediction: obj({
-      predictionWindowSeconds: int32({ default: 3600, minimum: 1 }),
+      predictionWindowSeconds: predictionWindowSeconds({ default: 3600 }),
       predictionAlgorithm: predictionAlgorithm(),
     }),
   },
@@ -105,7 +114,7 @@ const ehpaSpec = obj(
       { rule: '!has(self.minReplicas) || self.minReplicas <= self.maxReplicas', message: 'minReplicas must not be greater than maxReplicas' },
     ],
   },
-);
+), DEFAULT_MAX_LENGTH, DEFAULT_MAX_ITEMS);
 
 const ehpaStatus = obj({
   expectReplicas: int32(),
@@ -157,11 +166,11 @@ const substitute = crd({
 // --- TimeSeriesPrediction (gocrane/api prediction/v1alpha1, docs/crane-behaviour.md §D.1) ----------
 const predictionMetric = obj(
   {
-    resourceIdentifier: str({ minLength: 1 }),
+    resourceIdentifier: str({ minLength: 1, maxLength: BOUNDS.metricNameLength }),
     type: str({ enum: ['ResourceQuery', 'MetricQuery', 'ExpressionQuery'] }),
     resourceQuery: str(),
     metricQuery: obj({ metricName: str(), labels: arr(obj({ key: str(), operator: str(), value: arr(str()) }, ['key', 'operator', 'value'])) }, ['metricName']),
-    expressionQuery: obj({ expression: str() }),
+    expressionQuery: obj({ expression: str({ maxLength: BOUNDS.promqlLength }) }),
     algorithm: predictionAlgorithm(),
   },
   ['resourceIdentifier'],
@@ -182,13 +191,28 @@ const tsp = crd({
   shortNames: ['tsp'],
   version: 'v1alpha1',
   schema: root(
-    obj(
-      {
-        targetRef: obj({ apiVersion: str(), kind: str(), name: str({ minLength: 1 }), namespace: str(), uid: str(), resourceVersion: str(), fieldPath: str() }, ['name']),
-        predictionWindowSeconds: int32({ minimum: 1 }),
-        predictionMetrics: arr(predictionMetric, { minItems: 1, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['resourceIdentifier'] }),
-      },
-      ['targetRef', 'predictionMetrics'],
+    boundEverything(
+      obj(
+        {
+          targetRef: obj(
+            {
+              apiVersion: str({ maxLength: BOUNDS.apiVersionLength }),
+              kind: str({ maxLength: BOUNDS.kindLength }),
+              name: str({ minLength: 1, maxLength: BOUNDS.nameLength }),
+              namespace: str({ maxLength: BOUNDS.nameLength }),
+              uid: str(),
+              resourceVersion: str(),
+              fieldPath: str(),
+            },
+            ['name'],
+          ),
+          predictionWindowSeconds: predictionWindowSeconds(),
+          predictionMetrics: arr(predictionMetric, { minItems: 1, maxItems: BOUNDS.predictionMetrics, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['resourceIdentifier'] }),
+        },
+        ['targetRef', 'predictionMetrics'],
+      ),
+      DEFAULT_MAX_LENGTH,
+      DEFAULT_MAX_ITEMS,
     ),
     obj({
       conditions: arr(condition(), { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] }),

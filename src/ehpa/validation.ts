@@ -1,7 +1,10 @@
 // What is wrong with an EHPA before we touch the cluster for it. Each problem becomes a condition and an
 // event on that EHPA only; the others keep being reconciled.
 import { cronExpressionError } from '../cron/standard-cron.ts';
+import { BOUNDS } from '../api/bounds.ts';
 import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
+import { algorithmBoundsProblems } from '../prediction/spec-bounds.ts';
+import { METRIC_QUERY_ANNOTATION_PREFIX } from './desired-tsp.ts';
 
 export interface SpecProblem {
   /** Condition reason: `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`. */
@@ -38,6 +41,14 @@ export function validateEhpa(
   const ref = spec.scaleTargetRef;
   if (!ref || !ref.kind || !ref.name) {
     out.push({ reason: 'InvalidScaleTargetRef', message: 'spec.scaleTargetRef needs kind and name' });
+  } else {
+    for (const [field, value, max] of [
+      ['name', ref.name, BOUNDS.nameLength],
+      ['kind', ref.kind, BOUNDS.kindLength],
+      ['apiVersion', ref.apiVersion ?? '', BOUNDS.apiVersionLength],
+    ] as const) {
+      if (value.length > max) out.push({ reason: 'InvalidScaleTargetRef', message: `spec.scaleTargetRef.${field} is ${value.length} characters long, more than ${max}` });
+    }
   }
   const min = spec.minReplicas ?? 1;
   const max = spec.maxReplicas;
@@ -49,8 +60,16 @@ export function validateEhpa(
     out.push({ reason: 'InvalidReplicaRange', message: `spec.minReplicas (${min}) is greater than spec.maxReplicas (${max})` });
   }
   const seen = new Set<string>();
-  for (const [i, cron] of (spec.crons ?? []).entries()) {
-    const label = `spec.crons[${i}]${cron.name ? ` (${cron.name})` : ''}`;
+  const crons = spec.crons ?? [];
+  // Over the bound, not one cron is parsed: each costs work here and on every cron-metric request.
+  if (crons.length > BOUNDS.crons) out.push({ reason: 'InvalidCron', message: `spec.crons has ${crons.length} items, more than ${BOUNDS.crons}` });
+  for (const [i, cron] of (crons.length > BOUNDS.crons ? [] : crons).entries()) {
+    const label = `spec.crons[${i}]${cron.name && cron.name.length <= BOUNDS.cronNameLength ? ` (${cron.name})` : ''}`;
+    const lengthProblems = cronLengthProblems(cron);
+    if (lengthProblems.length) {
+      for (const m of lengthProblems) out.push({ reason: 'InvalidCron', message: `${label}: ${m}` });
+      continue;
+    }
     if (!cron.start) out.push({ reason: 'InvalidCron', message: `${label}: cron start must not be empty` });
     if (!cron.end) out.push({ reason: 'InvalidCron', message: `${label}: cron end must not be empty` });
     if (cron.timezone != null && !isValidZone(cron.timezone)) {
@@ -70,8 +89,31 @@ export function validateEhpa(
     seen.add(name);
   }
   const p = spec.prediction;
-  if (p?.predictionWindowSeconds != null && (!Number.isInteger(p.predictionWindowSeconds) || p.predictionWindowSeconds <= 0)) {
-    out.push({ reason: 'InvalidPrediction', message: 'spec.prediction.predictionWindowSeconds must be a positive integer' });
+  const { min: minWindow, max: maxWindow } = BOUNDS.predictionWindowSeconds;
+  if (p?.predictionWindowSeconds != null && (!Number.isInteger(p.predictionWindowSeconds) || p.predictionWindowSeconds < minWindow || p.predictionWindowSeconds > maxWindow)) {
+    out.push({ reason: 'InvalidPrediction', message: `spec.prediction.predictionWindowSeconds is ${p.predictionWindowSeconds}; it must be a whole number from ${minWindow} to ${maxWindow}` });
+  }
+  for (const m of algorithmBoundsProblems(p?.predictionAlgorithm, 'spec.prediction.predictionAlgorithm')) out.push({ reason: 'InvalidPrediction', message: m });
+  for (const [k, v] of Object.entries(ehpa.metadata?.annotations ?? {})) {
+    if (k.startsWith(METRIC_QUERY_ANNOTATION_PREFIX) && v.length > BOUNDS.promqlLength) {
+      out.push({ reason: 'InvalidPrediction', message: `annotation ${k} is ${v.length} characters long, more than ${BOUNDS.promqlLength}` });
+    }
+  }
+  return out;
+}
+
+/** A cron's strings against their bounds (api/bounds.ts); the same check guards the cron metric. */
+export function cronLengthProblems(cron: { name?: string; description?: string; timezone?: string; start?: string; end?: string }): string[] {
+  const out: string[] = [];
+  for (const [field, max] of [
+    ['start', BOUNDS.cronExpressionLength],
+    ['end', BOUNDS.cronExpressionLength],
+    ['name', BOUNDS.cronNameLength],
+    ['timezone', BOUNDS.timeZoneLength],
+    ['description', BOUNDS.descriptionLength],
+  ] as const) {
+    const v = cron[field];
+    if (typeof v === 'string' && v.length > max) out.push(`${field} is ${v.length} characters long, more than ${max}`);
   }
   return out;
 }

@@ -126,3 +126,57 @@ export function truncateToSeconds(t: Instant): Instant {
   if (t === GO_ZERO_TIME) return t;
   return Math.floor(t / 1_000_000) * 1_000_000;
 }
+
+// A Map, not an object literal: a unit text such as "constructor" must not find a prototype member.
+const GO_DURATION_UNIT_SECONDS: ReadonlyMap<string, number> = new Map([
+  ['ns', 1e-9],
+  ['us', 1e-6],
+  ['µs', 1e-6],
+  ['μs', 1e-6],
+  ['ms', 1e-3],
+  ['s', 1],
+  ['m', 60],
+  ['h', 3600],
+]);
+
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+/**
+ * Go's time.ParseDuration (go1.22 src/time/format.go), in seconds: a signed sequence of decimal numbers,
+ * each with an optional fraction and a unit (ns, us, µs, μs, ms, s, m, h); "0" alone needs no unit.
+ * A single left-to-right scan, so the cost is linear in the text whatever it holds (a regex with nested
+ * digit quantifiers backtracked quadratically on a long digit run with a bad tail). Every failure is
+ * `time: invalid duration "<text>"` (Go words two cases differently; callers only show the text).
+ */
+export function parseGoDurationSeconds(text: string): number {
+  const invalid = () => new Error(`time: invalid duration "${text}"`);
+  let i = 0;
+  let negative = false;
+  if (text[0] === '-' || text[0] === '+') {
+    negative = text[0] === '-';
+    i = 1;
+  }
+  if (text.length - i === 1 && text[i] === '0') return 0;
+  if (i === text.length) throw invalid();
+  let total = 0;
+  while (i < text.length) {
+    const numberStart = i;
+    while (i < text.length && isDigit(text.charCodeAt(i))) i++;
+    const intDigits = i - numberStart;
+    let fracDigits = 0;
+    if (text[i] === '.') {
+      i++;
+      const fracStart = i;
+      while (i < text.length && isDigit(text.charCodeAt(i))) i++;
+      fracDigits = i - fracStart;
+    }
+    if (intDigits === 0 && fracDigits === 0) throw invalid();
+    const value = Number(text.slice(numberStart, i));
+    const unitStart = i;
+    while (i < text.length && text[i] !== '.' && !isDigit(text.charCodeAt(i))) i++;
+    const unit = GO_DURATION_UNIT_SECONDS.get(text.slice(unitStart, i));
+    if (unit === undefined) throw invalid();
+    total += value * unit;
+  }
+  return negative ? -total : total;
+}

@@ -3,26 +3,21 @@
 // accept "<N>d" or Go durations, and any error makes Crane fall back to its whole default configuration.
 // The error is returned so the controller can report it; the settings are always usable.
 import type { DspSpec, PercentileSpec } from '../api/prediction.ts';
+import { parseGoDurationSeconds } from '../gomath/go-time.ts';
 import { DEFAULT_CRANE_ESTIMATORS, type CraneEstimatorSpec } from './dsp/crane-estimators.ts';
 import { DEFAULT_PERCENTILE_CONFIG, type PercentileConfig } from './percentile/percentile-forecast.ts';
 import type { HistogramConfig } from './percentile/histogram-config.ts';
 
-const GO_UNITS: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, μs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
-
-/** Crane's utils.ParseDuration, in seconds: "15d" (the whole string N + "d") or Go's time.ParseDuration. */
+/** Crane's utils.ParseDuration, in seconds: "15d" (the whole string N + "d") or Go's time.ParseDuration.
+ *  Both branches scan once (linear time on any input). */
 export function craneParseDurationSeconds(text: string): number {
-  if (/\d+d/.test(text) && /^[+-]?\d+d$/.test(text)) return Number(text.slice(0, -1)) * 86_400;
-  const m = /^([+-]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+|0)$/.exec(text);
-  if (!m) throw new Error(`time: invalid duration "${text}"`);
-  if (m[2] === '0') return 0;
-  let total = 0;
-  for (const part of (m[2] as string).matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) {
-    total += Number(part[1]) * (GO_UNITS[part[2] as string] as number);
-  }
-  return m[1] === '-' ? -total : total;
+  if (/^[+-]?\d+d$/.test(text)) return Number(text.slice(0, -1)) * 86_400;
+  return parseGoDurationSeconds(text);
 }
 
-const GO_FLOAT = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i;
+// strconv.ParseFloat's decimal syntax. Written so that no two quantifiers can share a digit (`\d+(\.\d*)?`
+// rather than `\d+\.?\d*`): the old form backtracked quadratically on a long digit run with a bad tail.
+const GO_FLOAT = /^[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i;
 
 /** Crane's utils.ParseFloat: "" gives the default, otherwise strconv.ParseFloat's decimal syntax. */
 export function craneParseFloat(text: string | undefined, defaultValue: number): number {

@@ -6,7 +6,12 @@
 // - `queryInstant`: `query` at now, one sample per series.
 // NaN/Inf samples are dropped; errors are thrown as PrometheusError for the caller to turn into a condition,
 // never a crash.
-import { labelKey, type HistoryProvider, type HistorySeries } from './series.ts';
+// What a tenant's query can cost is bounded here (docs/security.md §Bounds): the number of chunks is
+// checked before any is sent, a response body is read as a stream and abandoned past `maxResponseBytes`, a
+// caller may cap the series a query returns, and an AbortSignal (the object was deleted or edited) stops
+// the reads between chunks and mid-request.
+import { MAX_PROMETHEUS_RESPONSE_BYTES } from '../api/bounds.ts';
+import { labelKey, type HistoryProvider, type HistorySeries, type QueryRangeOptions } from './series.ts';
 
 export class PrometheusError extends Error {
   override name = 'PrometheusError';
@@ -16,15 +21,26 @@ export interface PrometheusOptions {
   url: string;
   timeoutMs?: number;
   maxPoints?: number;
+  /** Bytes of one response body read before the request fails (default MAX_PROMETHEUS_RESPONSE_BYTES). */
+  maxResponseBytes?: number;
   fetch?: typeof fetch;
 }
 
-/** [start, end] pairs covering [startS, endS] on the step grid, each with at most maxPoints points. */
-export function splitRange(startS: number, endS: number, stepS: number, maxPoints: number): [number, number][] {
+/** Chunks one range query may be split into: the bounds on history (api/bounds.ts) need at most 10 at the
+ *  default 11,000 points; anything near this is a step or range no forecast asked for. */
+export const MAX_RANGE_CHUNKS = 1_000;
+
+/** [start, end] pairs covering [startS, endS] on the step grid, each with at most maxPoints points.
+ *  The count is checked before the list is built: a 1 ns step over 15 days would be 1e11 chunks. */
+export function splitRange(startS: number, endS: number, stepS: number, maxPoints: number, maxChunks = MAX_RANGE_CHUNKS): [number, number][] {
   if (!(stepS > 0)) throw new PrometheusError(`step must be positive, got ${stepS}`);
   if (maxPoints < 1) throw new PrometheusError('maxPoints must be at least 1');
   const out: [number, number][] = [];
   const span = stepS * (maxPoints - 1);
+  const count = endS < startS ? 0 : Math.floor((endS - startS) / (span + stepS)) + 1;
+  if (!(count <= maxChunks)) {
+    throw new PrometheusError(`range [${startS}, ${endS}] at step ${stepS}s needs ${count} queries of ${maxPoints} points, more than ${maxChunks}`);
+  }
   for (let s = startS; s <= endS; s += span + stepS) out.push([s, Math.min(endS, s + span)]);
   return out;
 }
@@ -117,36 +133,83 @@ export class PrometheusClient implements HistoryProvider {
     this.fetch = o.fetch ?? fetch;
   }
 
-  async queryRange(query: string, startS: number, endS: number, stepS: number): Promise<HistorySeries[]> {
+  async queryRange(query: string, startS: number, endS: number, stepS: number, options: QueryRangeOptions = {}): Promise<HistorySeries[]> {
     const chunks: HistorySeries[][] = [];
+    const seen = new Set<string>();
     for (const [s, e] of splitRange(startS, endS, stepS, this.o.maxPoints ?? 11_000)) {
+      options.signal?.throwIfAborted();
       const params = { query, start: String(s), end: String(e), step: String(stepS) };
-      chunks.push(parseMatrix((await this.post('query_range', params)) as MatrixResponse));
+      const chunk = parseMatrix((await this.post('query_range', params, options.signal)) as MatrixResponse);
+      if (options.maxSeries !== undefined) {
+        for (const c of chunk) seen.add(labelKey(c.labels));
+        // Checked per chunk, so a query that forgot to aggregate fails after one request, not ten.
+        if (seen.size > options.maxSeries) {
+          throw new PrometheusError(`the query returns ${seen.size} series or more, more than the ${options.maxSeries} allowed; aggregate it (e.g. sum by (...))`);
+        }
+      }
+      chunks.push(chunk);
     }
     return joinSeries(chunks);
   }
 
-  async queryInstant(query: string): Promise<InstantSample[]> {
-    return parseVector((await this.post('query', { query })) as VectorResponse);
+  async queryInstant(query: string, signal?: AbortSignal): Promise<InstantSample[]> {
+    return parseVector((await this.post('query', { query }, signal)) as VectorResponse);
   }
 
-  private async post(api: 'query' | 'query_range', params: Record<string, string>): Promise<unknown> {
+  private async post(api: 'query' | 'query_range', params: Record<string, string>, signal?: AbortSignal): Promise<unknown> {
     this.requests++;
+    const timeout = AbortSignal.timeout(this.o.timeoutMs ?? 180_000);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let res: Response;
     try {
       res = await this.fetch(`${this.base}/api/v1/${api}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams(params).toString(),
-        signal: AbortSignal.timeout(this.o.timeoutMs ?? 180_000),
+        signal: combined,
       });
     } catch (e) {
+      if (signal?.aborted) throw signal.reason;
       throw new PrometheusError(`prometheus unreachable at ${this.shownBase}: ${redactUrl((e as Error).message)}`);
     }
+    const text = await this.readBody(res, signal);
     try {
-      return await res.json();
+      return JSON.parse(text);
     } catch {
       throw new PrometheusError(`prometheus answered ${res.status} with a body that is not JSON`);
     }
+  }
+
+  /** The body as text, read as a stream and abandoned (connection closed) past maxResponseBytes. */
+  private async readBody(res: Response, signal?: AbortSignal): Promise<string> {
+    const limit = this.o.maxResponseBytes ?? MAX_PROMETHEUS_RESPONSE_BYTES;
+    const declared = Number(res.headers.get('content-length'));
+    if (declared > limit) {
+      await res.body?.cancel();
+      throw new PrometheusError(`prometheus answered ${declared} bytes, more than the ${limit} bytes a response may have`);
+    }
+    if (!res.body) return '';
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    const parts: string[] = [];
+    let bytes = 0;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        bytes += value.byteLength;
+        if (bytes > limit) {
+          await reader.cancel();
+          throw new PrometheusError(`prometheus answered more than the ${limit} bytes a response may have`);
+        }
+        parts.push(decoder.decode(value, { stream: true }));
+      }
+    } catch (e) {
+      if (signal?.aborted) throw signal.reason;
+      if (e instanceof PrometheusError) throw e;
+      throw new PrometheusError(`prometheus response from ${this.shownBase} broke off: ${redactUrl((e as Error).message)}`);
+    }
+    parts.push(decoder.decode());
+    return parts.join('');
   }
 }

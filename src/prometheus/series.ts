@@ -9,9 +9,16 @@ export interface HistorySeries {
   values: number[];
 }
 
+export interface QueryRangeOptions {
+  /** Aborts the read (between chunks and mid-request): the object it was for was deleted or edited. */
+  signal?: AbortSignal;
+  /** Fail the query when it returns more series than this (a tenant's query that forgot to aggregate). */
+  maxSeries?: number;
+}
+
 export interface HistoryProvider {
   /** `query_range` over [startS, endS] at `stepS`; long ranges are split and joined by the provider. */
-  queryRange(query: string, startS: number, endS: number, stepS: number): Promise<HistorySeries[]>;
+  queryRange(query: string, startS: number, endS: number, stepS: number, options?: QueryRangeOptions): Promise<HistorySeries[]>;
 }
 
 /** Canonical key of a label set (sorted "k=v" joined by ","), Crane's per-series key (docs/crane-behaviour.md §D.9). */

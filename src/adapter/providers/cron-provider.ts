@@ -8,6 +8,8 @@
 import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
 import { cronWindowActive, CronWindowError } from '../../cron/cron-window.ts';
 import { cronReplicas } from '../../metric-values/cron-replicas.ts';
+import { BOUNDS } from '../../api/bounds.ts';
+import { cronLengthProblems } from '../../ehpa/validation.ts';
 import { badRequest, MetricError, notFound, unavailable } from '../status.ts';
 import type { LabelSelector } from '../../selectors/label-selector.ts';
 import type { ExternalMetricProvider, ExternalQuery, ExternalValue } from './provider.ts';
@@ -27,7 +29,16 @@ export async function cronValueFor(ehpa: EffectiveHorizontalPodAutoscaler, nowMs
   const id = `EffectiveHorizontalPodAutoscaler ${ehpa.metadata.namespace}/${ehpa.metadata.name}`;
   const activeTargets: number[] = [];
   const errors: string[] = [];
-  for (const [i, cron] of (ehpa.spec.crons ?? []).entries()) {
+  const crons = ehpa.spec.crons ?? [];
+  // An object stored before the CRD bound: refuse it without evaluating a single cron, so its cost per
+  // request stays bounded (the controller reports the same bound as a condition).
+  if (crons.length > BOUNDS.crons) throw new MetricError(500, `${id}: spec.crons has ${crons.length} items, more than ${BOUNDS.crons}`);
+  for (const [i, cron] of crons.entries()) {
+    const tooLong = cronLengthProblems(cron);
+    if (tooLong.length) {
+      errors.push(`cron #${i}: ${tooLong.join(', ')}`);
+      continue;
+    }
     try {
       if (cronWindowActive(cron, nowMs, opts.localZone)) activeTargets.push(cron.targetReplicas ?? 0);
     } catch (e) {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { cronWindowActive, resolveCronZone, CronWindowError } from '../../../src/cron/cron-window.ts';
+import { cronWindowActive, cronWindowActiveUncached, resolveCronZone, CronWindowError } from '../../../src/cron/cron-window.ts';
 import { parseStandardCron } from '../../../src/cron/standard-cron.ts';
 
 const at = (iso: string) => Date.parse(iso);
@@ -165,5 +165,33 @@ describe('parseStandardCron (robfig ParseStandard subset)', () => {
     expect(resolveCronZone(undefined, 'Europe/Paris')).to.equal('UTC');
     expect(resolveCronZone('', 'Europe/Paris')).to.equal('UTC');
     expect(resolveCronZone('Local', 'Europe/Paris')).to.equal('Europe/Paris');
+  });
+});
+
+describe('cronWindowActive state cache', () => {
+  // The cache keeps a window's state until its next open or close; it must answer exactly what a fresh
+  // scan answers, at every minute, going forward and jumping back, in zones with DST.
+  const pairs = [
+    { start: '0 9 * * 1-5', end: '0 17 * * 1-5', timezone: 'Europe/Berlin' },
+    { start: '0 22 * * *', end: '0 6 * * *', timezone: 'America/New_York' },
+    { start: '30 2 * * *', end: '30 3 * * *', timezone: 'America/New_York' },
+    { start: '0 0 28 2 *', end: '0 0 29 2 *', timezone: 'UTC' },
+    { start: '*/7 * * * *', end: '*/5 * * * *' },
+    { start: '0 8 * * *', end: '0 8 * * *' },
+  ];
+  it('agrees with the uncached scan every 7 minutes across the 2026 DST changes, and after jumps back', () => {
+    let checked = 0;
+    for (const from of [Date.UTC(2026, 2, 6), Date.UTC(2026, 9, 30)]) {
+      for (const cron of pairs) {
+        for (let t = from; t < from + 3 * 86_400_000; t += 7 * 60_000) {
+          expect(cronWindowActive(cron, t, 'UTC'), `${JSON.stringify(cron)} at ${new Date(t).toISOString()}`).to.equal(cronWindowActiveUncached(cron, t, 'UTC'));
+          checked++;
+        }
+        // Back in time: the cached span does not cover it, so it is recomputed.
+        const back = from - 86_400_000 + 17 * 60_000;
+        expect(cronWindowActive(cron, back, 'UTC')).to.equal(cronWindowActiveUncached(cron, back, 'UTC'));
+      }
+    }
+    expect(checked).to.equal(2 * pairs.length * Math.ceil((3 * 1440) / 7));
   });
 });
