@@ -2,17 +2,16 @@
 // built from, read back from Prometheus over the last few minutes, so a missing or stale forecast degrades
 // to "scale on what the pods use now" instead of stalling the HPA.
 import type { HistoryProvider } from '../prometheus/series.ts';
+import { promqlString, regexEscape } from '../prometheus/promql-text.ts';
 
 /** PromQL regex that matches exactly these pod names (names are DNS subdomains: only `.` needs escaping). */
 export function podNamesRegex(podNames: readonly string[]): string {
-  return podNames.map((n) => n.replace(/[.\\^$|?*+()[\]{}]/g, (c) => `\\${c}`)).join('|');
+  return podNames.map(regexEscape).join('|');
 }
 
 export function observedCpuQuery(namespace: string, podNames: readonly string[], rateWindow = '1m'): string {
-  const ns = namespace.replace(/["\\]/g, '\\$&');
   // PromQL strings take backslash escapes, so the regex's backslashes are doubled inside the literal.
-  const pods = podNamesRegex(podNames).replace(/\\/g, '\\\\');
-  return `sum by (pod) (rate(container_cpu_usage_seconds_total{namespace="${ns}",pod=~"${pods}",container!="",container!="POD"}[${rateWindow}]))`;
+  return `sum by (pod) (rate(container_cpu_usage_seconds_total{namespace=${promqlString(namespace)},pod=~${promqlString(podNamesRegex(podNames))},container!="",container!="POD"}[${rateWindow}]))`;
 }
 
 /**

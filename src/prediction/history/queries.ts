@@ -2,12 +2,13 @@
 // workload's CPU from cAdvisor's container_cpu_usage_seconds_total (cores, workload total), its memory
 // from container_memory_working_set_bytes, or the TSP's own expression.
 import type { PredictionMetricSpec, TimeSeriesPrediction } from '../../api/prediction.ts';
+import { promqlString, regexEscape } from '../../prometheus/promql-text.ts';
 
 export class UnsupportedQueryError extends Error {
   override name = 'UnsupportedQueryError';
 }
 
-/** Pod-name regex for a workload kind (Crane's expression_prom_default.go). */
+/** Pod-name regex for a workload kind (Crane's expression_prom_default.go); `name` must already be regex-escaped. */
 export function podNameRegex(kind: string, name: string): string {
   switch (kind) {
     case 'Deployment':
@@ -23,16 +24,14 @@ export function podNameRegex(kind: string, name: string): string {
   }
 }
 
-function escapeLabelValue(v: string): string {
-  return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
-}
-
+// The workload name is escaped before it goes into the pod regex: a targetRef.name of `.*|x` must match
+// that workload's pods, not every pod in the namespace.
 export function workloadCpuQuery(namespace: string, kind: string, name: string): string {
-  return `sum(irate(container_cpu_usage_seconds_total{namespace="${escapeLabelValue(namespace)}",pod=~"${escapeLabelValue(podNameRegex(kind, name))}",container!=""}[3m]))`;
+  return `sum(irate(container_cpu_usage_seconds_total{namespace=${promqlString(namespace)},pod=~${promqlString(podNameRegex(kind, regexEscape(name)))},container!=""}[3m]))`;
 }
 
 export function workloadMemoryQuery(namespace: string, kind: string, name: string): string {
-  return `sum(container_memory_working_set_bytes{namespace="${escapeLabelValue(namespace)}",pod=~"${escapeLabelValue(podNameRegex(kind, name))}",container!=""})`;
+  return `sum(container_memory_working_set_bytes{namespace=${promqlString(namespace)},pod=~${promqlString(podNameRegex(kind, regexEscape(name)))},container!=""})`;
 }
 
 /** The PromQL for one TSP metric; throws UnsupportedQueryError for what Crane does not support either. */
