@@ -79,6 +79,16 @@ export class EhpaReconciler {
 
   forget(key: string): void {
     this.selectors.delete(key);
+    const [namespace, name] = key.split('/') as [string, string];
+    // The HPA and TSP go with the EHPA (ownerReference GC); so does what the applier remembers of them.
+    const owned = ownedObjectName(name);
+    this.owned.forget(resourcePath(HPA_API_VERSION, HPA_PLURAL, namespace), owned);
+    this.owned.forget(resourcePath(TSP_API_VERSION, TSP_PLURAL, namespace), owned);
+  }
+
+  /** Owned objects whose last write is remembered (bounded by the live EHPAs). */
+  get rememberedWrites(): number {
+    return this.owned.remembered;
   }
 
   async reconcile(key: string): Promise<{ requeueAfterMs?: number }> {
@@ -86,7 +96,7 @@ export class EhpaReconciler {
     const ehpa = this.d.ehpas.get(namespace, name);
     if (!ehpa || ehpa.metadata.deletionTimestamp) {
       // Owned objects go with the EHPA through ownerReference garbage collection (§B.6).
-      this.selectors.delete(key);
+      this.forget(key);
       this.d.observeStatus?.(namespace, name, undefined);
       return {};
     }

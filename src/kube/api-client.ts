@@ -46,6 +46,22 @@ export interface RequestOptions {
   body?: unknown;
   patchType?: PatchType;
   timeoutMs?: number;
+  /** Aborts the request: refused before it is sent, or its socket destroyed while in flight (leader election
+   *  bounds each Lease attempt and fences a lost term's writes with it). */
+  signal?: AbortSignal;
+}
+
+/** Waits `ms`, or less when `signal` aborts (the request then sees the abort). */
+function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Loads the kubeconfig the way kubectl does: explicit file, else in-cluster, else $KUBECONFIG / ~/.kube/config. */
@@ -92,7 +108,7 @@ export class KubeApiClient {
     const wait = this.limiter?.reserve() ?? 0;
     if (wait > 0) {
       this.throttledMs += wait;
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      await abortableDelay(wait, opts.signal);
     }
     const options: https.RequestOptions = { method, headers: { Accept: 'application/json', 'User-Agent': this.userAgent } };
     // Credentials are applied per request (tokens rotate), but connections are reused: client-node hands
@@ -121,6 +137,9 @@ export class KubeApiClient {
       };
     }
     const mod = url.protocol === 'http:' ? http : https;
+    // Checked after every await above, right before bytes go out: an aborted request never reaches the server.
+    opts.signal?.throwIfAborted();
+    if (opts.signal) options.signal = opts.signal;
     const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = mod.request(url, options, (res) => {
         const chunks: Buffer[] = [];
@@ -148,6 +167,13 @@ export class KubeApiClient {
     return parsed as T;
   }
 
+  /** The same cluster and identity with its own connections and no client-side rate limit: for requests that
+   *  must never queue behind a backlog of others (the leader's Lease renewals). Its requests are not in
+   *  this client's requestCounts. */
+  withoutLimiter(): KubeApiClient {
+    return new KubeApiClient(this.kubeConfig, this.userAgent);
+  }
+
   get<T>(path: string, query?: RequestOptions['query']): Promise<T> {
     return this.request<T>('GET', path, { query });
   }
@@ -165,8 +191,32 @@ export class KubeApiClient {
   }
 }
 
-/** `/apis/<group>/<version>` or `/api/v1` for the core group. */
+/** An apiVersion (or object name) that cannot name anything on the API server; refused before any request. */
+export class InvalidApiPathError extends Error {
+  override name = 'InvalidApiPathError';
+}
+
+// `<group>/<version>` or `<version>`: the group a DNS-1123 subdomain (253 characters at most), the version a
+// DNS-1035 label (63 at most), which is what the apiserver accepts for API group and CRD version names
+// (k8s.io/apiextensions-apiserver v0.34 pkg/apis/apiextensions/validation/validation.go). Neither part can
+// hold a '/', '.'-only segment or '%', so the string cannot climb out of /apis/<group>/<version>.
+const API_GROUP = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const API_VERSION = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Throws InvalidApiPathError unless `apiVersion` is `<group>/<version>` or `<version>` (see above). */
+export function validateApiVersion(apiVersion: string): void {
+  const slash = apiVersion.indexOf('/');
+  const group = slash < 0 ? undefined : apiVersion.slice(0, slash);
+  const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  const groupOk = group === undefined || (group.length <= 253 && API_GROUP.test(group));
+  if (!groupOk || version.length > 63 || !API_VERSION.test(version)) {
+    throw new InvalidApiPathError(`invalid apiVersion ${JSON.stringify(apiVersion.slice(0, 300))}: want <group>/<version> or <version>, e.g. apps/v1`);
+  }
+}
+
+/** `/apis/<group>/<version>` or `/api/v1` for the core group; throws InvalidApiPathError on a malformed apiVersion. */
 export function groupVersionPath(apiVersion: string): string {
+  validateApiVersion(apiVersion);
   return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
 }
 
@@ -175,6 +225,8 @@ export function resourcePath(apiVersion: string, plural: string, namespace?: str
   let p = groupVersionPath(apiVersion);
   if (namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
   p += `/${plural}`;
+  // encodeURIComponent leaves dots alone, and URL parsing would resolve a `..` name against the path.
+  if (name === '.' || name === '..') throw new InvalidApiPathError(`invalid object name ${JSON.stringify(name)}`);
   if (name) p += `/${encodeURIComponent(name)}`;
   if (sub) p += `/${sub}`;
   return p;

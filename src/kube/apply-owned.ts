@@ -82,6 +82,16 @@ export class OwnedApplier {
     return { object: updated, action: 'updated' };
   }
 
+  /** Drops what we remember of `<path>/<name>` (its owner is gone), so the map does not outlive its objects. */
+  forget(path: string, name: string): void {
+    this.applied.delete(`${path}/${name}`);
+  }
+
+  /** Objects whose last write is remembered. */
+  get remembered(): number {
+    return this.applied.size;
+  }
+
   /** The desired object is what we last wrote and the stored spec is what that write returned. */
   private onlyOurDefaulting(key: string, desired: unknown, storedSpec: unknown): boolean {
     const last = this.applied.get(key);

@@ -1,11 +1,88 @@
 // Shared informer caches: one list+watch per kind for the whole process, so the controllers and the
 // adapter read the same cache instead of asking the API server. A watch that fails is restarted with
-// backoff; a 410 Gone makes client-node relist on its own.
+// backoff; a 410 Gone makes client-node relist on its own. Lists come in pages (like client-go's reflector
+// with its pager), and every object passes the kind's cache transform (cache-transforms.ts) before it is
+// cached or handed to a handler, so neither one response nor the cache holds whole objects of every pod.
 import { ListWatch, Watch, type Informer, type KubernetesListObject, type KubernetesObject, type ObjectCache } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { resourcePath, type KubeApiClient } from './api-client.ts';
+import { KubeApiError, resourcePath, type KubeApiClient } from './api-client.ts';
+import { cacheTransformFor, type CacheTransform } from './cache-transforms.ts';
 import type { KindRef } from '../api/meta.ts';
 
+/** Items per list page: client-go's reflector default (k8s.io/client-go v0.34 tools/cache/reflector.go). */
+export const LIST_PAGE_SIZE = 500;
+
+type ListPage = KubernetesListObject<KubernetesObject> & { metadata?: { resourceVersion?: string; continue?: string } };
+
+export interface PagedListOptions {
+  fieldSelector?: string;
+  pageSize?: number;
+  transform?: CacheTransform;
+  /** Fresh starts after an expired continue token before giving up (the informer's backoff retries). */
+  maxRestarts?: number;
+}
+
+/**
+ * Lists a collection `pageSize` items at a time, following `metadata.continue`, transforming each page's
+ * items before the next page is read. The result carries the last page's resourceVersion (every page of
+ * one list is served at the first page's snapshot), which is where the watch resumes. A continue token
+ * that expired (410 Gone: the snapshot was compacted away while we paged) restarts the list from its first
+ * page. client-go's pager falls back to one unpaginated list there (k8s.io/client-go v0.34
+ * tools/pager/pager.go, FullListIfExpired); restarting in pages keeps every response bounded instead.
+ */
+export async function listInPages(
+  get: (path: string, query: Record<string, string | number | undefined>) => Promise<ListPage>,
+  path: string,
+  o: PagedListOptions = {},
+): Promise<ListPage> {
+  const pageSize = o.pageSize ?? LIST_PAGE_SIZE;
+  const transform = o.transform ?? ((x) => x);
+  let restarts = 0;
+  let items: KubernetesObject[] = [];
+  let cont: string | undefined;
+  for (;;) {
+    let page: ListPage;
+    try {
+      page = await get(path, { limit: pageSize, continue: cont, fieldSelector: o.fieldSelector });
+    } catch (e) {
+      const expired = e instanceof KubeApiError && e.status === 410 && cont !== undefined;
+      if (!expired || restarts >= (o.maxRestarts ?? 3)) throw e;
+      restarts++;
+      items = [];
+      cont = undefined;
+      continue;
+    }
+    // Lists omit each item's apiVersion/kind; readers of the cache should not have to care.
+    const [apiVersion, kindName] = [page.apiVersion, page.kind?.replace(/List$/, '')];
+    for (const item of page.items ?? []) {
+      item.apiVersion ??= apiVersion;
+      item.kind ??= kindName;
+      items.push(transform(item as unknown as Record<string, unknown>) as unknown as KubernetesObject);
+    }
+    cont = page.metadata?.continue || undefined;
+    if (!cont) return { apiVersion: page.apiVersion, kind: page.kind, metadata: { resourceVersion: page.metadata?.resourceVersion }, items };
+  }
+}
+
+/** client-node's Watch with the cache transform applied to every object event (not to ERROR/BOOKMARK). */
+class TransformingWatch extends Watch {
+  constructor(
+    config: Watch['config'],
+    private readonly transform: CacheTransform,
+  ) {
+    super(config);
+  }
+
+  override watch(
+    path: string,
+    queryParams: Parameters<Watch['watch']>[1],
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
+    const objectEvent = (phase: string) => phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED';
+    return super.watch(path, queryParams, (phase, obj, raw) => callback(phase, objectEvent(phase) ? this.transform(obj as Record<string, unknown>) : obj, raw), done);
+  }
+}
 
 export type Handler<T> = (obj: T) => void;
 
@@ -32,22 +109,14 @@ export class SharedInformer<T extends KubeObject> implements CacheReader<T> {
 
   constructor(
     readonly kind: KindRef,
-    client: KubeApiClient,
+    client: Pick<KubeApiClient, 'get' | 'kubeConfig'>,
     private readonly log: Logger,
+    o: { transform?: CacheTransform; pageSize?: number } = {},
   ) {
     const path = resourcePath(kind.apiVersion, kind.plural);
-    const listPath = kind.fieldSelector === undefined ? path : `${path}?fieldSelector=${encodeURIComponent(kind.fieldSelector)}`;
-    const list = async () => {
-      const l = await client.get<KubernetesListObject<KubernetesObject>>(listPath);
-      // Lists omit each item's apiVersion/kind; readers of the cache should not have to care.
-      const [apiVersion, kindName] = [l.apiVersion, l.kind?.replace(/List$/, '')];
-      for (const item of l.items) {
-        item.apiVersion ??= apiVersion;
-        item.kind ??= kindName;
-      }
-      return l;
-    };
-    this.informer = new ListWatch<KubernetesObject>(path, new Watch(client.kubeConfig), list, false, undefined, kind.fieldSelector);
+    const transform = o.transform ?? cacheTransformFor(kind);
+    const list = () => listInPages((p, query) => client.get<ListPage>(p, query), path, { fieldSelector: kind.fieldSelector, pageSize: o.pageSize, transform });
+    this.informer = new ListWatch<KubernetesObject>(path, new TransformingWatch(client.kubeConfig, transform), list, false, undefined, kind.fieldSelector);
     this.informer.on('error', (err: unknown) => this.onError(err));
     this.informer.on('connect', () => {
       this.failures = 0;

@@ -41,12 +41,13 @@ describe('e2e: manifests/ on a real kube-apiserver', function () {
     return (r.json as { status: { allowed: boolean } }).status.allowed;
   }
 
-  it('ships the install objects: namespace, service account, APIServices, PDB, Deployment, Service, RBAC bindings', () => {
+  it('ships the install objects: namespace, service account, APIServices, PDB, NetworkPolicy, Deployment, Service, RBAC bindings', () => {
     const names = (kind: string) => byKind(objects, kind).map((o) => o.metadata?.name);
     expect(names('Namespace')).to.deep.equal([NS]);
     expect(names('ServiceAccount')).to.deep.equal(['ehpa-adapter']);
     expect(names('APIService')).to.have.members(['v1beta1.custom.metrics.k8s.io', 'v1beta2.custom.metrics.k8s.io', 'v1beta1.external.metrics.k8s.io']);
     expect(names('PodDisruptionBudget')).to.deep.equal(['ehpa-adapter']);
+    expect(names('NetworkPolicy')).to.deep.equal(['ehpa-adapter']);
     const dep = byKind(objects, 'Deployment')[0] as unknown as { spec: { replicas: number; template: { spec: { containers: { ports: { containerPort: number }[] }[] } } } };
     expect(dep.spec.replicas).to.equal(2);
     expect(dep.spec.template.spec.containers[0]!.ports.map((p) => p.containerPort)).to.deep.equal([6443, 8080]);
@@ -105,13 +106,13 @@ describe('e2e: manifests/ on a real kube-apiserver', function () {
     expect(await sa({ verb: 'get', resource: 'configmaps', namespace: 'kube-system', name: 'extension-apiserver-authentication' })).to.equal(true);
     expect(await sa({ verb: 'get', resource: 'configmaps', namespace: 'kube-system', name: 'kubeadm-config' })).to.equal(false);
     // Control loops.
-    expect(await sa({ verb: 'update', group: 'autoscaling.crane.io', resource: 'effectivehorizontalpodautoscalers', subresource: 'status', namespace: 'default' })).to.equal(true);
+    expect(await sa({ verb: 'patch', group: 'autoscaling.crane.io', resource: 'effectivehorizontalpodautoscalers', subresource: 'status', namespace: 'default' })).to.equal(true);
     expect(await sa({ verb: 'create', group: 'autoscaling', resource: 'horizontalpodautoscalers', namespace: 'default' })).to.equal(true);
     expect(await sa({ verb: 'create', group: 'prediction.crane.io', resource: 'timeseriespredictions', namespace: 'default' })).to.equal(true);
     expect(await sa({ verb: 'patch', group: 'autoscaling.k8s.io', resource: 'verticalpodautoscalers', subresource: 'status', namespace: 'default' })).to.equal(true);
     expect(await sa({ verb: 'delete', group: 'autoscaling.k8s.io', resource: 'verticalpodautoscalercheckpoints', namespace: 'default' })).to.equal(true);
-    expect(await sa({ verb: 'update', group: 'apps', resource: 'deployments', subresource: 'scale', namespace: 'default' })).to.equal(true);
-    expect(await sa({ verb: 'update', group: 'example.com', resource: 'widgets', subresource: 'scale', namespace: 'default' })).to.equal(true);
+    expect(await sa({ verb: 'patch', group: 'apps', resource: 'deployments', subresource: 'scale', namespace: 'default' })).to.equal(true);
+    expect(await sa({ verb: 'patch', group: 'example.com', resource: 'widgets', subresource: 'scale', namespace: 'default' })).to.equal(true);
     expect(await sa({ verb: 'create', resource: 'events', namespace: 'default' })).to.equal(true);
     // The VPA recommender's eviction watch (memory-pressure evictions count as OOMs).
     expect(await sa({ verb: 'watch', resource: 'events' })).to.equal(true);
@@ -122,6 +123,13 @@ describe('e2e: manifests/ on a real kube-apiserver', function () {
     expect(await sa({ verb: 'get', resource: 'secrets', namespace: NS })).to.equal(false);
     expect(await sa({ verb: 'update', group: 'coordination.k8s.io', resource: 'leases', namespace: 'kube-system' })).to.equal(false);
     expect(await sa({ verb: 'delete', group: 'autoscaling.k8s.io', resource: 'verticalpodautoscalers', namespace: 'default' })).to.equal(false);
+    // Trimmed to the verbs the code uses (test/unit/packaging/rbac.test.ts): EHPAs are only read (their
+    // status patched), owned objects are never deleted (GC does it), /scale is patched, not replaced.
+    expect(await sa({ verb: 'update', group: 'autoscaling.crane.io', resource: 'effectivehorizontalpodautoscalers', namespace: 'default' })).to.equal(false);
+    expect(await sa({ verb: 'delete', group: 'autoscaling', resource: 'horizontalpodautoscalers', namespace: 'default' })).to.equal(false);
+    expect(await sa({ verb: 'delete', group: 'prediction.crane.io', resource: 'timeseriespredictions', namespace: 'default' })).to.equal(false);
+    expect(await sa({ verb: 'update', group: 'apps', resource: 'deployments', subresource: 'scale', namespace: 'default' })).to.equal(false);
+    expect(await sa({ verb: 'list', group: 'coordination.k8s.io', resource: 'leases', namespace: NS })).to.equal(false);
 
     // The HPA may read both metrics APIs under either identity; an ordinary user may not.
     const metrics = (group: string): Attrs => ({ verb: 'get', group, resource: 'crane_autoscaling_cron', namespace: 'default' });

@@ -153,4 +153,19 @@ describe('EhpaReconciler.reconcile (in-memory seams)', function () {
     expect(t.store.writes.slice(writes)).to.deep.equal([]);
     expect(t.observed.slice(-2)).to.deep.equal([undefined, undefined]);
   });
+
+  it('deletion: what the reconciler remembers of its HPA and TSP writes goes with the EHPA (bounded by live EHPAs)', async () => {
+    const t = setup({ metrics: [cpuUtilization50 as never], prediction: prediction as never });
+    await t.reconciler.reconcile(t.key);
+    expect(t.reconciler.rememberedWrites).to.equal(2); // the HPA and the TSP it created
+    t.store.remove(`${EHPAS(NS)}/php-apache`);
+    await t.reconciler.reconcile(t.key);
+    expect(t.reconciler.rememberedWrites).to.equal(0);
+    // The informer's delete handler path (forget) clears it too, e.g. when the last reconcile never ran.
+    const u = setup({ metrics: [cpuUtilization50 as never] });
+    await u.reconciler.reconcile(u.key);
+    expect(u.reconciler.rememberedWrites).to.equal(1);
+    u.reconciler.forget(u.key);
+    expect(u.reconciler.rememberedWrites).to.equal(0);
+  });
 });

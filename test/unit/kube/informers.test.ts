@@ -1,0 +1,188 @@
+// The shared informer against a local HTTP stand-in for kube-apiserver (node:http): lists come in pages
+// of `limit` items following `continue`, an expired continue token (410 Gone) restarts the list from its
+// first page, the watch resumes at the last page's resourceVersion, and what is cached (from the list and
+// from watch events) has gone through the kind's transform.
+import { expect } from 'chai';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { KubeApiClient, KubeApiError } from '../../../src/kube/api-client.ts';
+import { LIST_PAGE_SIZE, SharedInformer, listInPages } from '../../../src/kube/informers.ts';
+
+interface Pod {
+  metadata: { name: string; namespace: string; resourceVersion: string; managedFields?: unknown[]; annotations?: Record<string, string> };
+  spec?: unknown;
+  status?: { phase?: string };
+}
+
+const pod = (name: string, rv: string): Pod => ({
+  metadata: { name, namespace: 'ns', resourceVersion: rv, managedFields: [{ manager: 'kubelet', fieldsV1: { 'f:status': {} } }], annotations: { big: 'x'.repeat(100) } },
+  spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'img', resources: { requests: { cpu: '100m' } } }] },
+  status: { phase: 'Running' },
+});
+
+/** Serves /api/v1/pods in pages; the first request for `failContinue` answers 410 once; watches stay open. */
+function apiServer(pods: Pod[], o: { failContinue?: string; lastPageRv?: string } = {}) {
+  const requests: URL[] = [];
+  const watches: ServerResponse[] = [];
+  let failed = false;
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    requests.push(url);
+    if (url.pathname !== '/api/v1/pods') {
+      res.writeHead(404).end();
+      return;
+    }
+    if (url.searchParams.get('watch') === 'true') {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.flushHeaders();
+      watches.push(res);
+      return;
+    }
+    const limit = Number(url.searchParams.get('limit') ?? pods.length);
+    const cont = url.searchParams.get('continue');
+    if (cont && cont === o.failContinue && !failed) {
+      failed = true;
+      res.writeHead(410, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'Expired', code: 410, message: 'The provided continue parameter is too old' }));
+      return;
+    }
+    const start = cont ? Number(cont.replace('page-', '')) : 0;
+    const items = pods.slice(start, start + limit);
+    const next = start + limit < pods.length ? `page-${start + limit}` : undefined;
+    // Pages of one list share a snapshot; the last page's resourceVersion is distinguishable here only
+    // so the test can tell which one the watch starts from.
+    const rv = next === undefined && o.lastPageRv ? o.lastPageRv : '100';
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: rv, ...(next ? { continue: next } : {}) }, items }));
+  });
+  return {
+    requests,
+    watches,
+    server,
+    async listen(): Promise<string> {
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
+    async close(): Promise<void> {
+      for (const w of watches) w.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+function clientFor(url: string): KubeApiClient {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    // client-node refuses plain HTTP unless TLS verification is explicitly off.
+    clusters: [{ name: 'c', server: url, skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return new KubeApiClient(kc, 'informer-test');
+}
+
+async function waitFor(what: string, cond: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const PODS = Array.from({ length: 5 }, (_, i) => pod(`p${i}`, String(90 + i)));
+const log = pino({ level: 'silent' });
+
+describe('paginated lists (listInPages)', () => {
+  it('pages with limit=500 by default, following continue until the last page', async () => {
+    const api = apiServer(Array.from({ length: 1203 }, (_, i) => pod(`p${i}`, '1')));
+    const client = clientFor(await api.listen());
+    try {
+      const l = await listInPages((p, q) => client.get(p, q), '/api/v1/pods');
+      expect(LIST_PAGE_SIZE).to.equal(500);
+      expect(l.items).to.have.length(1203);
+      expect(api.requests.map((u) => [u.searchParams.get('limit'), u.searchParams.get('continue')])).to.deep.equal([
+        ['500', null],
+        ['500', 'page-500'],
+        ['500', 'page-1000'],
+      ]);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('an expired continue token (410) restarts the list from the first page; the result is whole and not doubled', async () => {
+    const api = apiServer(PODS, { failContinue: 'page-2', lastPageRv: '105' });
+    const client = clientFor(await api.listen());
+    try {
+      const l = await listInPages((p, q) => client.get(p, q), '/api/v1/pods', { pageSize: 2 });
+      expect(l.items.map((i) => i.metadata?.name)).to.deep.equal(['p0', 'p1', 'p2', 'p3', 'p4']);
+      expect(l.metadata?.resourceVersion).to.equal('105');
+      expect(api.requests.map((u) => u.searchParams.get('continue'))).to.deep.equal([null, 'page-2', null, 'page-2', 'page-4']);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('a 410 on the first page, or one expiry too many, is the caller’s error (the informer backs off and relists)', async () => {
+    const gone = new KubeApiError(410, 'Expired', 'gone');
+    let calls = 0;
+    const firstPage410 = async () => {
+      calls++;
+      throw gone;
+    };
+    await listInPages(firstPage410, '/p').then(() => expect.fail('listed'), (e) => expect(e).to.equal(gone));
+    expect(calls).to.equal(1);
+    calls = 0;
+    const alwaysExpires = async (_p: string, q: Record<string, unknown>) => {
+      calls++;
+      if (q['continue']) throw gone;
+      return { metadata: { continue: 'c' }, items: [] };
+    };
+    await listInPages(alwaysExpires, '/p', { maxRestarts: 3 }).then(() => expect.fail('listed'), (e) => expect(e).to.equal(gone));
+    expect(calls).to.equal(8); // 4 attempts of 2 pages
+  });
+});
+
+describe('SharedInformer (local HTTP API server)', function () {
+  this.timeout(10_000);
+
+  it('syncs from paged lists, watches from the last page’s resourceVersion, and caches trimmed objects', async () => {
+    const api = apiServer(PODS, { failContinue: 'page-2', lastPageRv: '105' });
+    const client = clientFor(await api.listen());
+    const inf = new SharedInformer<Pod & { kind?: string; apiVersion?: string }>({ apiVersion: 'v1', plural: 'pods' }, client, log, { pageSize: 2 });
+    const updates: string[] = [];
+    inf.onUpdate((p) => updates.push(`${p.metadata.name}@${p.metadata.resourceVersion}`));
+    try {
+      inf.start();
+      await inf.waitForSync();
+      expect(inf.list().map((p) => p.metadata.name).sort()).to.deep.equal(['p0', 'p1', 'p2', 'p3', 'p4']);
+      const p0 = inf.get('ns', 'p0')!;
+      expect(p0.kind).to.equal('Pod');
+      expect(p0.apiVersion).to.equal('v1');
+      expect(p0.metadata).not.to.have.any.keys('managedFields', 'annotations');
+      expect(p0.spec).to.deep.equal({ containers: [{ name: 'app', resources: { requests: { cpu: '100m' } } }] });
+
+      await waitFor('the watch', () => api.watches.length === 1);
+      const watch = api.requests.find((u) => u.searchParams.get('watch') === 'true')!;
+      expect(watch.searchParams.get('resourceVersion')).to.equal('105');
+      expect(watch.searchParams.has('limit')).to.equal(false);
+
+      // A watch event passes the same transform before the cache and the handlers see it.
+      const changed = pod('p1', '106');
+      changed.status = { phase: 'Succeeded' };
+      api.watches[0]!.write(JSON.stringify({ type: 'MODIFIED', object: changed }) + '\n');
+      await waitFor('the update', () => updates.length === 1);
+      expect(updates).to.deep.equal(['p1@106']);
+      const p1 = inf.get('ns', 'p1')!;
+      expect(p1.status).to.deep.equal({ phase: 'Succeeded' });
+      expect(p1.metadata).not.to.have.any.keys('managedFields', 'annotations');
+    } finally {
+      await inf.stop();
+      await api.close();
+    }
+  });
+});
