@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { FlagSpec, FlagsOf } from '../config/flags.ts';
-import type { PROMETHEUS_FLAGS } from '../prometheus/flags.ts';
+import { prometheusOptionsFromFlags, type PROMETHEUS_FLAGS } from '../prometheus/flags.ts';
 import { ADAPTER_FLAGS } from '../adapter/flags.ts';
 import { startAdapterFromFlags } from '../adapter/start-from-flags.ts';
 import type { MetricsAdapterHandle } from '../adapter/server.ts';
@@ -31,8 +31,9 @@ export async function startAdapterInServe(o: {
 }): Promise<MetricsAdapterHandle & { cachesSynced(): boolean }> {
   const now = o.now ?? Date.now;
   const reads = clusterReads(o.ctx);
-  const promUrl = o.flags['prometheus-url'];
-  const prometheus = promUrl ? new PrometheusClient({ url: promUrl, timeoutMs: 10_000 }) : undefined;
+  // The fallback answers an HPA request: a short timeout, whatever --prometheus-timeout says for history.
+  const promOptions = prometheusOptionsFromFlags(o.flags, { timeoutMs: 10_000 });
+  const prometheus = promOptions ? new PrometheusClient(promOptions) : undefined;
   const sources: AdapterSources = {
     getEhpa: reads.getEhpa,
     listEhpas: reads.listEhpas,

@@ -6,11 +6,15 @@
 // - `queryInstant`: `query` at now, one sample per series.
 // NaN/Inf samples are dropped; errors are thrown as PrometheusError for the caller to turn into a condition,
 // never a crash.
-// What a tenant's query can cost is bounded here (docs/security.md §Bounds): the number of chunks is
+// What a tenant's query can cost is bounded here (docs/security.md §2): the number of chunks is
 // checked before any is sent, a response body is read as a stream and abandoned past `maxResponseBytes`, a
 // caller may cap the series a query returns, and an AbortSignal (the object was deleted or edited) stops
 // the reads between chunks and mid-request.
+// Secured Prometheus (docs/operations.md, "Secured Prometheus"): credentials and TLS from prometheus/credentials.ts,
+// through undici's fetch and an Agent carrying the TLS options; at most `maxConcurrency` requests at once.
+import { Agent, fetch as undiciFetch } from 'undici';
 import { MAX_PROMETHEUS_RESPONSE_BYTES } from '../api/bounds.ts';
+import { CredentialsError, loadPrometheusTls, RequestHeaders, type PrometheusCredentials } from './credentials.ts';
 import { labelKey, type HistoryProvider, type HistorySeries, type QueryRangeOptions } from './series.ts';
 
 export class PrometheusError extends Error {
@@ -23,6 +27,11 @@ export interface PrometheusOptions {
   maxPoints?: number;
   /** Bytes of one response body read before the request fails (default MAX_PROMETHEUS_RESPONSE_BYTES). */
   maxResponseBytes?: number;
+  /** Requests in flight at once; more wait their turn (default 8). */
+  maxConcurrency?: number;
+  credentials?: PrometheusCredentials;
+  /** For re-reading credential files; injected so tests control it. */
+  now?: () => number;
   fetch?: typeof fetch;
 }
 
@@ -113,6 +122,14 @@ export function parseVector(body: VectorResponse): InstantSample[] {
   return out;
 }
 
+/** An error's message with its cause (undici puts the TLS or socket reason there: "fetch failed" alone
+ *  says nothing). */
+function errorText(e: unknown): string {
+  const err = e as Error & { cause?: { message?: string; code?: string } };
+  const cause = err.cause ? `: ${err.cause.code ? `${err.cause.code} ` : ''}${err.cause.message ?? ''}`.trimEnd() : '';
+  return `${err.message}${cause}`;
+}
+
 /** Text with the credentials of every URL in it removed (`https://user:pass@host` → `https://host`), for
  *  anything a user may read. */
 export function redactUrl(text: string): string {
@@ -124,13 +141,38 @@ export class PrometheusClient implements HistoryProvider {
   /** The base URL as errors show it: credentials in --prometheus-url must not reach statuses and events. */
   private readonly shownBase: string;
   private readonly fetch: typeof fetch;
+  private readonly headers: RequestHeaders;
+  /** TLS material and the Agent carrying it, loaded once; a bad file fails every query with its cause. */
+  private readonly dispatcher: Promise<Agent | undefined>;
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
   /** Requests sent (benchmarks, metrics). */
   requests = 0;
 
   constructor(private readonly o: PrometheusOptions) {
     this.base = o.url.replace(/\/+$/, '');
     this.shownBase = redactUrl(this.base);
-    this.fetch = o.fetch ?? fetch;
+    // undici's own fetch with its Agent: the global fetch of Node 20 takes no TLS options.
+    this.fetch = o.fetch ?? (undiciFetch as unknown as typeof fetch);
+    this.headers = new RequestHeaders(o.credentials ?? {}, o.now ?? Date.now);
+    this.dispatcher = loadPrometheusTls(o.credentials ?? {}).then((tls) => (tls ? new Agent({ connect: tls }) : undefined));
+    this.dispatcher.catch(() => undefined); // reported by each query, not as an unhandled rejection
+  }
+
+  /** Resolves once the TLS files are read; rejects with the cause (for a fail-fast check at start-up). */
+  async ready(): Promise<void> {
+    await this.dispatcher;
+    await this.headers.get();
+  }
+
+  private async slot(): Promise<() => void> {
+    const max = this.o.maxConcurrency ?? 8;
+    while (this.inFlight >= max) await new Promise<void>((r) => this.waiting.push(r));
+    this.inFlight++;
+    return () => {
+      this.inFlight--;
+      this.waiting.shift()?.();
+    };
   }
 
   async queryRange(query: string, startS: number, endS: number, stepS: number, options: QueryRangeOptions = {}): Promise<HistorySeries[]> {
@@ -157,6 +199,25 @@ export class PrometheusClient implements HistoryProvider {
   }
 
   private async post(api: 'query' | 'query_range', params: Record<string, string>, signal?: AbortSignal): Promise<unknown> {
+    const release = await this.slot();
+    try {
+      return await this.send(api, params, signal);
+    } finally {
+      release();
+    }
+  }
+
+  private async send(api: 'query' | 'query_range', params: Record<string, string>, signal?: AbortSignal): Promise<unknown> {
+    signal?.throwIfAborted();
+    let dispatcher: Agent | undefined;
+    let headers: Record<string, string>;
+    try {
+      dispatcher = await this.dispatcher;
+      headers = await this.headers.get();
+    } catch (e) {
+      if (e instanceof CredentialsError) throw new PrometheusError(e.message);
+      throw e;
+    }
     this.requests++;
     const timeout = AbortSignal.timeout(this.o.timeoutMs ?? 180_000);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -164,13 +225,19 @@ export class PrometheusClient implements HistoryProvider {
     try {
       res = await this.fetch(`${this.base}/api/v1/${api}`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams(params).toString(),
         signal: combined,
-      });
+        ...(dispatcher ? { dispatcher } : {}),
+      } as RequestInit);
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
-      throw new PrometheusError(`prometheus unreachable at ${this.shownBase}: ${redactUrl((e as Error).message)}`);
+      throw new PrometheusError(`prometheus unreachable at ${this.shownBase}: ${redactUrl(errorText(e))}`);
+    }
+    // A secured Prometheus refusing us: say so, not "not JSON" (the body of a 401 is usually plain text).
+    if (res.status === 401 || res.status === 403) {
+      await res.body?.cancel();
+      throw new PrometheusError(`prometheus at ${this.shownBase} refused the credentials: HTTP ${res.status}`);
     }
     const text = await this.readBody(res, signal);
     try {

@@ -1,8 +1,59 @@
-// The Prometheus every loop reads (TSP history, the adapter's fallback, the VPA recommender), declared once.
-import type { FlagSpec } from '../config/flags.ts';
+// The Prometheus every loop reads (TSP history, the adapter's fallback, the VPA recommender), declared once,
+// and the client options they make. Names follow prometheus-adapter's flags where it has one
+// (--prometheus-ca-file, --prometheus-token-file, --prometheus-client-cert/-key, --prometheus-header); the
+// mapping to Crane's and prometheus-adapter's flags is in docs/operations.md, "Secured Prometheus".
+import { UsageError, type FlagSpec, type FlagsOf } from '../config/flags.ts';
+import type { PrometheusOptions } from './client.ts';
+import { CredentialsError, parseHeaderList } from './credentials.ts';
 
 export const PROMETHEUS_FLAGS = [
-  { name: 'prometheus-url', type: 'string', default: undefined, help: 'Prometheus base URL for TimeSeriesPrediction history, e.g. http://prometheus:9090' },
+  { name: 'prometheus-url', type: 'string', default: undefined, help: 'Prometheus base URL for TimeSeriesPrediction history, e.g. http://prometheus:9090 (put no credentials here: use the flags below)' },
   { name: 'prometheus-timeout', type: 'duration', default: '3m', help: 'timeout of one Prometheus query_range request' },
   { name: 'prometheus-max-points', type: 'int', default: 11000, min: 2, help: 'most points per series in one query_range; longer ranges are split' },
+  { name: 'prometheus-max-concurrency', type: 'int', default: 8, min: 1, max: 1000, help: 'Prometheus requests in flight at once per loop; more wait their turn' },
+  { name: 'prometheus-token-file', type: 'string', default: undefined, help: 'file with a bearer token for Prometheus, re-read every minute (projected service-account tokens rotate)' },
+  { name: 'prometheus-username', type: 'string', default: undefined, help: 'basic-auth user for Prometheus (with --prometheus-password-file)' },
+  { name: 'prometheus-password-file', type: 'string', default: undefined, help: 'file with the basic-auth password for Prometheus, re-read every minute' },
+  { name: 'prometheus-ca-file', type: 'string', default: undefined, help: "PEM CA bundle that verifies Prometheus' TLS certificate (default: the system roots)" },
+  { name: 'prometheus-client-cert', type: 'string', default: undefined, help: 'PEM client certificate for mutual TLS to Prometheus (with --prometheus-client-key)' },
+  { name: 'prometheus-client-key', type: 'string', default: undefined, help: 'PEM key of --prometheus-client-cert' },
+  { name: 'prometheus-insecure-skip-verify', type: 'bool', default: false, help: "do not verify Prometheus' TLS certificate (testing only; logged as a warning)" },
+  { name: 'prometheus-header', type: 'string', default: undefined, help: 'extra request headers as Name=value[,Name=value], e.g. X-Scope-OrgID=team-a for Mimir/Cortex tenants' },
 ] as const satisfies readonly FlagSpec[];
+
+export type PrometheusFlags = FlagsOf<typeof PROMETHEUS_FLAGS>;
+
+/** Client options from the flags, or undefined without --prometheus-url; a flag mistake is a UsageError. */
+export function prometheusOptionsFromFlags(f: PrometheusFlags, overrides: Partial<PrometheusOptions> = {}): PrometheusOptions | undefined {
+  const url = f['prometheus-url'];
+  if (!url) return undefined;
+  let headers: Record<string, string>;
+  try {
+    headers = parseHeaderList(f['prometheus-header']);
+  } catch (e) {
+    if (e instanceof CredentialsError) throw new UsageError(e.message);
+    throw e;
+  }
+  if (!!f['prometheus-client-cert'] !== !!f['prometheus-client-key']) throw new UsageError('--prometheus-client-cert and --prometheus-client-key go together');
+  if (!!f['prometheus-username'] !== !!f['prometheus-password-file']) throw new UsageError('--prometheus-username and --prometheus-password-file go together');
+  if (f['prometheus-token-file'] && f['prometheus-username']) throw new UsageError('choose one of --prometheus-token-file and --prometheus-username');
+  if (/^[a-z]+:\/\/[^/@]*@/i.test(url)) throw new UsageError('--prometheus-url must not carry credentials: use --prometheus-username/--prometheus-password-file or --prometheus-token-file');
+  const credentials = {
+    ...(f['prometheus-token-file'] ? { bearerTokenFile: f['prometheus-token-file'] } : {}),
+    ...(f['prometheus-username'] ? { username: f['prometheus-username'] } : {}),
+    ...(f['prometheus-password-file'] ? { passwordFile: f['prometheus-password-file'] } : {}),
+    ...(f['prometheus-ca-file'] ? { caFile: f['prometheus-ca-file'] } : {}),
+    ...(f['prometheus-client-cert'] ? { certFile: f['prometheus-client-cert'] } : {}),
+    ...(f['prometheus-client-key'] ? { keyFile: f['prometheus-client-key'] } : {}),
+    ...(f['prometheus-insecure-skip-verify'] ? { insecureSkipVerify: true } : {}),
+    ...(Object.keys(headers).length ? { headers } : {}),
+  };
+  return {
+    url,
+    timeoutMs: f['prometheus-timeout'],
+    maxPoints: f['prometheus-max-points'],
+    maxConcurrency: f['prometheus-max-concurrency'],
+    credentials,
+    ...overrides,
+  };
+}

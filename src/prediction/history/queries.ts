@@ -3,6 +3,10 @@
 // from container_memory_working_set_bytes, or the TSP's own expression.
 import type { PredictionMetricSpec, TimeSeriesPrediction } from '../../api/prediction.ts';
 import { promqlString, regexEscape } from '../../prometheus/promql-text.ts';
+import { applyUserPromqlPolicy, PromqlConfinementError, type UserPromqlPolicy } from '../../prometheus/promql-confine.ts';
+
+/** The safe default: user PromQL confined to the object's namespace (--user-promql=namespaced). */
+export const NAMESPACED_PROMQL: UserPromqlPolicy = { mode: 'namespaced', unrestrictedNamespaces: new Set() };
 
 export class UnsupportedQueryError extends Error {
   override name = 'UnsupportedQueryError';
@@ -35,7 +39,7 @@ export function workloadMemoryQuery(namespace: string, kind: string, name: strin
 }
 
 /** The PromQL for one TSP metric; throws UnsupportedQueryError for what Crane does not support either. */
-export function metricQuery(tsp: TimeSeriesPrediction, m: PredictionMetricSpec): string {
+export function metricQuery(tsp: TimeSeriesPrediction, m: PredictionMetricSpec, policy: UserPromqlPolicy = NAMESPACED_PROMQL): string {
   const ref = tsp.spec.targetRef;
   const ns = tsp.metadata.namespace;
   // A prediction reads its own namespace only: a targetRef naming another one would put that namespace's
@@ -46,7 +50,14 @@ export function metricQuery(tsp: TimeSeriesPrediction, m: PredictionMetricSpec):
   switch (m.type) {
     case 'ExpressionQuery':
       if (!m.expressionQuery?.expression) throw new UnsupportedQueryError(`metric ${m.resourceIdentifier}: expressionQuery.expression is empty`);
-      return m.expressionQuery.expression;
+      // A user's own PromQL reads only the user's namespace unless the cluster admin said otherwise
+      // (docs/security.md §3): this is where the EHPA metric-query annotation lands too.
+      try {
+        return applyUserPromqlPolicy(policy, ns, m.expressionQuery.expression);
+      } catch (e) {
+        if (e instanceof PromqlConfinementError) throw new UnsupportedQueryError(`metric ${m.resourceIdentifier}: ${e.message}`);
+        throw e;
+      }
     case 'ResourceQuery':
       if (ref.kind === 'Node') throw new UnsupportedQueryError(`metric ${m.resourceIdentifier}: node targets are not supported`);
       if (m.resourceQuery === 'cpu') return workloadCpuQuery(ns, ref.kind, ref.name);

@@ -3,7 +3,8 @@
 // those of today's kubelet (`pod`, `container`, `namespace`, job `kubelet`) rather than upstream's legacy
 // `pod_name`/`name`/`kubernetes-cadvisor`; history and checkpoints are both used at start-up.
 import type { FlagSpec, FlagsOf } from '../../config/flags.ts';
-import type { PROMETHEUS_FLAGS } from '../../prometheus/flags.ts';
+import { prometheusOptionsFromFlags, type PROMETHEUS_FLAGS } from '../../prometheus/flags.ts';
+import type { PrometheusOptions } from '../../prometheus/client.ts';
 import { AggregationsConfig } from '../model/aggregations-config.ts';
 import { DEFAULT_RECOMMENDATION_CONFIG, DEFAULT_RECOMMENDATION_FORMAT, PodResourceRecommender, type QuantityList } from '../logic/index.ts';
 import { DEFAULT_RECOMMENDER_NAME, type VpaFilterOptions } from '../input/vpa-filter.ts';
@@ -114,7 +115,7 @@ export function recommenderConfigFromFlags(f: RecommenderFlags): RecommenderConf
 export interface VpaRecommenderOptions {
   config: RecommenderConfig;
   /** The Prometheus behind current usage and start-up history, when --prometheus-url is set. */
-  prometheus?: { url: string; timeoutMs: number; maxPoints: number };
+  prometheus?: PrometheusOptions;
   usageSource: 'auto' | 'metrics-api' | 'prometheus';
   currentUsageRateWindowMs: number;
   /** Start-up history from Prometheus for VPAs without checkpoints; undefined: none. */
@@ -128,10 +129,12 @@ export interface VpaRecommenderOptions {
 
 /** Validates and converts the recommender's flags (and the shared Prometheus ones); throws UsageError. */
 export function vpaRecommenderOptionsFromFlags(f: RecommenderFlags & FlagsOf<typeof PROMETHEUS_FLAGS>): VpaRecommenderOptions {
-  const url = f['prometheus-url'];
+  // The VPA's queries are the admin's, cluster-wide by design: a larger response cap than a tenant's query
+  // (a history of every container in a big cluster is tens of MB).
+  const prometheus = prometheusOptionsFromFlags(f, { maxResponseBytes: 512 * 1024 * 1024 });
   return {
     config: recommenderConfigFromFlags(f),
-    ...(url ? { prometheus: { url, timeoutMs: f['prometheus-timeout'], maxPoints: f['prometheus-max-points'] } } : {}),
+    ...(prometheus ? { prometheus } : {}),
     usageSource: f['recommender-usage-source'] as VpaRecommenderOptions['usageSource'],
     currentUsageRateWindowMs: f['current-usage-cpu-rate-window'],
     ...(f['recommender-prometheus-history'] ? { history: { lengthMs: f['history-length'], resolutionMs: f['history-resolution'] } } : {}),

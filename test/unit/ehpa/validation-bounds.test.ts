@@ -1,5 +1,5 @@
 // The bounds of api/bounds.ts on an EHPA, enforced in code for objects stored before the CRD had them
-// (docs/security.md §Bounds). Each names the field, the value and the bound.
+// (docs/security.md §2). Each names the field, the value and the bound.
 import { expect } from 'chai';
 import { BOUNDS } from '../../../src/api/bounds.ts';
 import { validateEhpa } from '../../../src/ehpa/validation.ts';

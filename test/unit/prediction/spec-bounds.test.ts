@@ -1,4 +1,4 @@
-// Bounds on what a prediction may ask for (api/bounds.ts, docs/security.md §Bounds) and the linear-time
+// Bounds on what a prediction may ask for (api/bounds.ts, docs/security.md §2) and the linear-time
 // parsers they rest on. The review's repros (sampleInterval "1ns", historyLength "100000000d",
 // predictionWindowSeconds near int32 max, a 1 MB digit run) are each a case here.
 import { expect } from 'chai';

@@ -1,4 +1,4 @@
-// What one query may cost the process (docs/security.md §Bounds): chunk count checked before anything is
+// What one query may cost the process (docs/security.md §2): chunk count checked before anything is
 // sent, response bytes counted on the stream, series capped per caller, reads cancelled by a signal.
 import { expect } from 'chai';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
