@@ -7,6 +7,7 @@ export interface AdapterMetrics {
   latency: Histogram<'metric' | 'code'>;
   authzCache: Counter<'result'>;
   fallbacks: Counter<'metric' | 'reason' | 'outcome'>;
+  droppedConnections: Counter;
 }
 
 export function createAdapterMetrics(registry: Registry): AdapterMetrics {
@@ -27,7 +28,7 @@ export function createAdapterMetrics(registry: Registry): AdapterMetrics {
     }),
     authzCache: new Counter({
       name: `${METRIC_PREFIX}authz_cache_lookups_total`,
-      help: 'SubjectAccessReview cache lookups by result (hit or miss)',
+      help: 'SubjectAccessReview cache lookups by result: hit, miss, or shared (joined an identical review already in flight)',
       labelNames: ['result'],
       registers,
     }),
@@ -35,6 +36,11 @@ export function createAdapterMetrics(registry: Registry): AdapterMetrics {
       name: `${METRIC_PREFIX}prediction_fallbacks_total`,
       help: 'Answers where the forecast could not be used, by metric, reason and outcome (observed usage served, or error)',
       labelNames: ['metric', 'reason', 'outcome'],
+      registers,
+    }),
+    droppedConnections: new Counter({
+      name: `${METRIC_PREFIX}metrics_api_dropped_connections_total`,
+      help: 'TLS connections to the metrics API closed at accept because --max-connections were open',
       registers,
     }),
   };

@@ -41,30 +41,52 @@ function validAt(c: X509Certificate, nowMs: number): boolean {
   return Date.parse(c.validFrom) <= nowMs && nowMs <= Date.parse(c.validTo);
 }
 
-function commonName(c: X509Certificate): string | undefined {
-  for (const line of c.subject.split('\n')) if (line.startsWith('CN=')) return line.slice(3);
-  return undefined;
+/** Values of one subject attribute in DER order (Node's legacy object keeps every repeat, unescaped). */
+function subjectValues(c: X509Certificate, attr: 'CN' | 'O'): string[] {
+  const v = (c.toLegacyObject().subject as unknown as Record<string, string | string[] | undefined>)[attr];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+}
+
+/**
+ * The subject's CN as Go reads it: golang/go src/crypto/x509/pkix/pkix.go (Go 1.24, the toolchain of
+ * k8s.io/apiserver v0.34) `(*Name).FillFromRDNSequence` walks every RDN
+ * and every attribute in it and assigns CommonName each time, so with several CN attributes the LAST one
+ * is the CommonName k8s.io/apiserver checks against requestheader-allowed-names and uses as the user name.
+ * Taking the first would let a certificate "CN=front-proxy-client, CN=other" pass here and fail there.
+ */
+export function commonName(c: X509Certificate): string | undefined {
+  return subjectValues(c, 'CN').at(-1);
 }
 
 function organizations(c: X509Certificate): string[] {
-  return c.subject.split('\n').filter((l) => l.startsWith('O=')).map((l) => l.slice(2));
+  return subjectValues(c, 'O');
+}
+
+/**
+ * Verifies `leaf` up to a root in `roots`, through the intermediates the client sent. Returns when the
+ * verified path stops being valid (the earliest notAfter on it), or undefined when it does not verify.
+ */
+export function verifiedUntil(leaf: X509Certificate, intermediates: X509Certificate[], roots: X509Certificate[], nowMs: number): number | undefined {
+  if (!validAt(leaf, nowMs)) return undefined;
+  const eku = leaf.keyUsage;
+  if (eku && eku.length > 0 && !eku.includes(CLIENT_AUTH_OID)) return undefined;
+  let cur = leaf;
+  let until = Date.parse(leaf.validTo);
+  for (let depth = 0; depth < 8; depth++) {
+    for (const root of roots) {
+      if (root.ca && validAt(root, nowMs) && cur.checkIssued(root) && cur.verify(root.publicKey)) return Math.min(until, Date.parse(root.validTo));
+    }
+    const next = intermediates.find((i) => i !== cur && i.ca && validAt(i, nowMs) && cur.checkIssued(i) && cur.verify(i.publicKey));
+    if (!next) return undefined;
+    until = Math.min(until, Date.parse(next.validTo));
+    cur = next;
+  }
+  return undefined;
 }
 
 /** Verifies `leaf` up to a root in `roots`, through the intermediates the client sent. */
 export function chainsTo(leaf: X509Certificate, intermediates: X509Certificate[], roots: X509Certificate[], nowMs: number): boolean {
-  if (!validAt(leaf, nowMs)) return false;
-  const eku = leaf.keyUsage;
-  if (eku && eku.length > 0 && !eku.includes(CLIENT_AUTH_OID)) return false;
-  let cur = leaf;
-  for (let depth = 0; depth < 8; depth++) {
-    for (const root of roots) {
-      if (root.ca && validAt(root, nowMs) && cur.checkIssued(root) && cur.verify(root.publicKey)) return true;
-    }
-    const next = intermediates.find((i) => i !== cur && i.ca && validAt(i, nowMs) && cur.checkIssued(i) && cur.verify(i.publicKey));
-    if (!next) return false;
-    cur = next;
-  }
-  return false;
+  return verifiedUntil(leaf, intermediates, roots, nowMs) !== undefined;
 }
 
 /** Header values in arrival order, unmerged (Node joins repeated headers with ", "; docs/metrics-api.md §7 G18). */
@@ -78,37 +100,93 @@ function headerValues(req: IncomingMessage, name: string): string[] {
 
 type CertVerdict = { kind: 'none' } | { kind: 'front-proxy' } | { kind: 'client'; user: UserInfo } | { kind: 'untrusted'; reason: string };
 
+/** One parsed, immutable trust configuration; a reload builds a new one and swaps the reference. */
+interface Trust {
+  readonly cfg: RequestHeaderConfig;
+  readonly roots: X509Certificate[];
+  readonly clientRoots: X509Certificate[];
+  readonly identityHeaders: string[];
+  readonly extraPrefixes: string[];
+  readonly generation: number;
+}
+
+function caBundle(pem: string, what: string): X509Certificate[] {
+  let certs: X509Certificate[];
+  try {
+    certs = parsePemBundle(pem);
+  } catch (e) {
+    throw new Error(`${what}: unparseable certificate (${(e as Error).message})`);
+  }
+  const cas = certs.filter((c) => c.ca);
+  if (cas.length === 0) throw new Error(`${what}: no CA certificate in the bundle`);
+  return cas;
+}
+
+/** Parses a config; throws (leaving nothing half-applied) when a bundle holds no usable CA certificate. */
+function compileTrust(cfg: RequestHeaderConfig, generation: number): Trust {
+  return {
+    cfg,
+    roots: caBundle(cfg.caPem, 'requestheader-client-ca-file'),
+    clientRoots: cfg.clientCaPem ? caBundle(cfg.clientCaPem, 'client-ca-file') : [],
+    identityHeaders: [...cfg.usernameHeaders, ...cfg.uidHeaders, ...cfg.groupHeaders].map((h) => h.toLowerCase()),
+    extraPrefixes: cfg.extraHeaderPrefixes.map((p) => p.toLowerCase()),
+    generation,
+  };
+}
+
+/** A socket's verdict, good while the trust generation is unchanged and the verified chain has not expired. */
+interface CachedVerdict {
+  verdict: CertVerdict;
+  generation: number;
+  recheckAtMs: number;
+}
+
 export class RequestHeaderAuthenticator {
-  private readonly roots: X509Certificate[];
-  private readonly clientRoots: X509Certificate[];
-  private readonly identityHeaders: string[];
-  private readonly extraPrefixes: string[];
-  // The peer certificate is fixed for a TLS connection: verify it once per socket.
-  private readonly verdicts = new WeakMap<object, CertVerdict>();
+  private trust: Trust;
+  // The peer certificate is fixed for a TLS connection: verify it once per socket, and again only when the
+  // trust was reloaded (a rotated-out CA must stop working on connections already open) or the chain expired.
+  private readonly verdicts = new WeakMap<object, CachedVerdict>();
 
   constructor(
-    private readonly cfg: RequestHeaderConfig,
+    cfg: RequestHeaderConfig,
     private readonly now: () => number,
   ) {
-    this.roots = parsePemBundle(cfg.caPem).filter((c) => c.ca);
-    this.clientRoots = cfg.clientCaPem ? parsePemBundle(cfg.clientCaPem).filter((c) => c.ca) : [];
-    this.identityHeaders = [...cfg.usernameHeaders, ...cfg.uidHeaders, ...cfg.groupHeaders].map((h) => h.toLowerCase());
-    this.extraPrefixes = cfg.extraHeaderPrefixes.map((p) => p.toLowerCase());
+    this.trust = compileTrust(cfg, 0);
   }
 
-  private verdictFor(req: IncomingMessage): CertVerdict {
+  /** The configuration in force (what a reload compares against). */
+  get config(): RequestHeaderConfig {
+    return this.trust.cfg;
+  }
+
+  /** Bumped by every successful reload. */
+  get generation(): number {
+    return this.trust.generation;
+  }
+
+  /**
+   * Swaps in a new configuration atomically: requests already past authentication keep the snapshot they
+   * read, later ones see only the new one. Throws, keeping the old trust, when the new one does not parse.
+   */
+  reload(cfg: RequestHeaderConfig): void {
+    this.trust = compileTrust(cfg, this.trust.generation + 1);
+  }
+
+  private verdictFor(req: IncomingMessage, trust: Trust): CertVerdict {
     const socket = req.socket as TLSSocket;
     if (typeof socket.getPeerCertificate !== 'function') return { kind: 'none' };
+    const nowMs = this.now();
     const cached = this.verdicts.get(socket);
-    if (cached) return cached;
-    const verdict = this.verify(socket);
-    this.verdicts.set(socket, verdict);
+    if (cached && cached.generation === trust.generation && nowMs <= cached.recheckAtMs) return cached.verdict;
+    const { verdict, recheckAtMs } = this.verify(socket, trust, nowMs);
+    this.verdicts.set(socket, { verdict, generation: trust.generation, recheckAtMs });
     return verdict;
   }
 
-  private verify(socket: TLSSocket): CertVerdict {
+  private verify(socket: TLSSocket, trust: Trust, nowMs: number): { verdict: CertVerdict; recheckAtMs: number } {
+    const forever = Number.POSITIVE_INFINITY;
     const peer = socket.getPeerCertificate(true);
-    if (!peer || !peer.raw) return { kind: 'none' };
+    if (!peer || !peer.raw) return { verdict: { kind: 'none' }, recheckAtMs: forever };
     let leaf: X509Certificate;
     const intermediates: X509Certificate[] = [];
     try {
@@ -121,51 +199,57 @@ export class RequestHeaderAuthenticator {
         cur = cur.issuerCertificate;
       }
     } catch {
-      return { kind: 'untrusted', reason: 'unparseable client certificate' };
+      return { verdict: { kind: 'untrusted', reason: 'unparseable client certificate' }, recheckAtMs: forever };
     }
-    const nowMs = this.now();
-    if (this.roots.length && chainsTo(leaf, intermediates, this.roots, nowMs)) {
+    const allowedNames = trust.cfg.allowedNames;
+    const frontProxyUntil = trust.roots.length ? verifiedUntil(leaf, intermediates, trust.roots, nowMs) : undefined;
+    if (frontProxyUntil !== undefined) {
       const cn = commonName(leaf);
-      if (this.cfg.allowedNames.length === 0 || (cn !== undefined && this.cfg.allowedNames.includes(cn))) return { kind: 'front-proxy' };
-      if (!this.clientRoots.length) return { kind: 'untrusted', reason: `client certificate CN "${cn ?? ''}" is not an allowed request-header name` };
+      if (allowedNames.length === 0 || (cn !== undefined && allowedNames.includes(cn))) return { verdict: { kind: 'front-proxy' }, recheckAtMs: frontProxyUntil };
+      if (!trust.clientRoots.length) {
+        return { verdict: { kind: 'untrusted', reason: `client certificate CN "${cn ?? ''}" is not an allowed request-header name` }, recheckAtMs: forever };
+      }
     }
-    if (this.clientRoots.length && chainsTo(leaf, intermediates, this.clientRoots, nowMs)) {
+    const clientUntil = trust.clientRoots.length ? verifiedUntil(leaf, intermediates, trust.clientRoots, nowMs) : undefined;
+    if (clientUntil !== undefined) {
       const cn = commonName(leaf);
-      if (cn) return { kind: 'client', user: withAuthenticated({ name: cn, groups: organizations(leaf), extra: {} }) };
+      if (cn) return { verdict: { kind: 'client', user: withAuthenticated({ name: cn, groups: organizations(leaf), extra: {} }) }, recheckAtMs: clientUntil };
     }
-    return { kind: 'untrusted', reason: 'client certificate is not signed by a trusted CA' };
+    return { verdict: { kind: 'untrusted', reason: 'client certificate is not signed by a trusted CA' }, recheckAtMs: forever };
   }
 
   /** Strips identity headers from `req` (always) and says who sent it. */
   authenticate(req: IncomingMessage): AuthnResult {
-    const verdict = this.verdictFor(req);
+    // One snapshot for the whole request, however a reload interleaves.
+    const trust = this.trust;
+    const verdict = this.verdictFor(req, trust);
     let user: UserInfo | undefined;
-    if (verdict.kind === 'front-proxy') user = this.fromHeaders(req);
-    this.stripIdentityHeaders(req);
+    if (verdict.kind === 'front-proxy') user = this.fromHeaders(req, trust);
+    this.stripIdentityHeaders(req, trust);
     if (verdict.kind === 'untrusted') return { ok: false, reason: verdict.reason };
     if (user) return { ok: true, user: withAuthenticated(user) };
     if (verdict.kind === 'client') return { ok: true, user: verdict.user };
     return { ok: true, user: ANONYMOUS };
   }
 
-  private fromHeaders(req: IncomingMessage): UserInfo | undefined {
+  private fromHeaders(req: IncomingMessage, trust: Trust): UserInfo | undefined {
     let name: string | undefined;
-    for (const h of this.cfg.usernameHeaders) {
+    for (const h of trust.cfg.usernameHeaders) {
       name = headerValues(req, h).find((v) => v.trim() !== '');
       if (name) break;
     }
     if (!name) return undefined;
     let uid: string | undefined;
-    for (const h of this.cfg.uidHeaders) {
+    for (const h of trust.cfg.uidHeaders) {
       uid = headerValues(req, h).find((v) => v.trim() !== '');
       if (uid) break;
     }
-    const groups = this.cfg.groupHeaders.flatMap((h) => headerValues(req, h));
+    const groups = trust.cfg.groupHeaders.flatMap((h) => headerValues(req, h));
     const extra: Record<string, string[]> = {};
     const raw = req.rawHeaders;
     for (let i = 0; i + 1 < raw.length; i += 2) {
       const lower = (raw[i] as string).toLowerCase();
-      const prefix = this.extraPrefixes.find((p) => lower.startsWith(p));
+      const prefix = trust.extraPrefixes.find((p) => lower.startsWith(p));
       if (prefix === undefined) continue;
       let key: string;
       try {
@@ -179,9 +263,9 @@ export class RequestHeaderAuthenticator {
     return { name, ...(uid ? { uid } : {}), groups, extra };
   }
 
-  private stripIdentityHeaders(req: IncomingMessage): void {
+  private stripIdentityHeaders(req: IncomingMessage, trust: Trust): void {
     for (const h of Object.keys(req.headers)) {
-      if (this.identityHeaders.includes(h) || this.extraPrefixes.some((p) => h.startsWith(p))) delete req.headers[h];
+      if (trust.identityHeaders.includes(h) || trust.extraPrefixes.some((p) => h.startsWith(p))) delete req.headers[h];
     }
   }
 }

@@ -33,30 +33,79 @@ export function sarSpec(user: UserInfo, attrs: AuthzAttributes): V1SubjectAccess
   };
 }
 
-/** Wraps an Authorizer with a TTL cache (both allowed and denied answers, as the reference's webhook). */
+/**
+ * Wraps an Authorizer with a bounded cache of answers (allowed and denied alike, as k8s.io/apiserver v0.34
+ * plugin/pkg/authorizer/webhook caches both) keyed by the review's spec:
+ * - an LRU of at most `maxEntries` (default 10 000): a hit moves the entry to the young end, a full cache
+ *   evicts the oldest, so a flood of distinct users or paths pushes out only the coldest answers instead of
+ *   emptying the whole cache (which turned every steady HPA poll into a review again);
+ * - entries live `ttlMs` from when the answer arrived;
+ * - single flight: concurrent identical questions share one SubjectAccessReview in flight. Failures are not
+ *   cached; every waiter of a failed review gets the failure.
+ */
 export class CachingAuthorizer implements Authorizer {
+  // A Map iterates in insertion order: re-inserting on a hit makes the first key the least recently used.
   private readonly cache = new Map<string, { decision: Decision; expires: number }>();
+  private readonly inFlight = new Map<string, Promise<Decision>>();
+  private readonly maxEntries: number;
+
   constructor(
     private readonly inner: Authorizer,
     private readonly opts: { ttlMs: number; now: () => number; maxEntries?: number; metrics?: AdapterMetrics },
-  ) {}
+  ) {
+    this.maxEntries = Math.max(1, opts.maxEntries ?? 10_000);
+  }
 
-  async authorize(user: UserInfo, attrs: AuthzAttributes): Promise<Decision> {
+  get size(): number {
+    return this.cache.size;
+  }
+
+  /** Cached keys, least recently used first (for tests and debugging). */
+  keys(): string[] {
+    return [...this.cache.keys()];
+  }
+
+  authorize(user: UserInfo, attrs: AuthzAttributes): Promise<Decision> {
     const key = JSON.stringify(sarSpec(user, attrs));
     const now = this.opts.now();
     const hit = this.cache.get(key);
-    if (hit && hit.expires > now) {
-      this.opts.metrics?.authzCache.inc({ result: 'hit' });
-      return hit.decision;
+    if (hit) {
+      this.cache.delete(key);
+      if (hit.expires > now) {
+        this.cache.set(key, hit);
+        this.opts.metrics?.authzCache.inc({ result: 'hit' });
+        return Promise.resolve(hit.decision);
+      }
+    }
+    const pending = this.inFlight.get(key);
+    if (pending) {
+      this.opts.metrics?.authzCache.inc({ result: 'shared' });
+      return pending;
     }
     this.opts.metrics?.authzCache.inc({ result: 'miss' });
-    const decision = await this.inner.authorize(user, attrs);
-    if (this.cache.size >= (this.opts.maxEntries ?? 10_000)) {
-      for (const [k, v] of this.cache) if (v.expires <= now) this.cache.delete(k);
-      if (this.cache.size >= (this.opts.maxEntries ?? 10_000)) this.cache.clear();
+    const review = this.inner.authorize(user, attrs).then(
+      (decision) => {
+        this.inFlight.delete(key);
+        this.store(key, decision);
+        return decision;
+      },
+      (err: unknown) => {
+        this.inFlight.delete(key);
+        throw err;
+      },
+    );
+    this.inFlight.set(key, review);
+    return review;
+  }
+
+  private store(key: string, decision: Decision): void {
+    if (this.opts.ttlMs <= 0) return;
+    this.cache.delete(key);
+    while (this.cache.size >= this.maxEntries) {
+      const oldest = this.cache.keys().next().value as string;
+      this.cache.delete(oldest);
     }
-    this.cache.set(key, { decision, expires: now + this.opts.ttlMs });
-    return decision;
+    this.cache.set(key, { decision, expires: this.opts.now() + this.opts.ttlMs });
   }
 }
 

@@ -12,6 +12,8 @@ export interface KeyedCert {
 
 export interface IssueOptions {
   commonName: string;
+  /** More CN attributes after the first (test fixtures: Go takes the last one as the CommonName). */
+  extraCommonNames?: string[];
   organizations?: string[];
   dnsNames?: string[];
   ipAddresses?: string[];
@@ -50,6 +52,7 @@ export function issueCertificate(opts: IssueOptions, issuer?: KeyedCert): KeyedC
   // (@types/node-forge types valueTagClass as an asn1 Class; forge reads it as the universal tag number.)
   const utf8 = forge.asn1.Type.UTF8 as unknown as forge.asn1.Class;
   const subject: forge.pki.CertificateField[] = [{ name: 'commonName', value: opts.commonName, valueTagClass: utf8 }];
+  for (const cn of opts.extraCommonNames ?? []) subject.push({ name: 'commonName', value: cn, valueTagClass: utf8 });
   for (const o of opts.organizations ?? []) subject.push({ name: 'organizationName', value: o, valueTagClass: utf8 });
   cert.setSubject(subject);
   const issuerCert = issuer ? forge.pki.certificateFromPem(issuer.certPem) : undefined;

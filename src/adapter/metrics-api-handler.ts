@@ -1,7 +1,13 @@
-// The request pipeline of the metrics API server: route → (health answered at once) → filters
-// (authenticate, authorize: request-filters.ts) → method check → answer (router.ts, with the providers in
-// provider-registry.ts), every failure a metav1.Status (docs/metrics-api.md §3.6, §5) and every request
-// counted and timed. Nothing returns data to anyone the Authorizer has not allowed for that exact request.
+// The request pipeline of the metrics API server: body refusal → route → (health answered at once) →
+// filters (authenticate, authorize: request-filters.ts) → method check → answer (router.ts, with the
+// providers in provider-registry.ts), every failure a metav1.Status (docs/metrics-api.md §3.6, §5) and every
+// request counted and timed. Nothing returns data to anyone the Authorizer has not allowed for that exact
+// request.
+//
+// The method check stays after authorization on purpose: k8s.io/apiserver v0.34 authorizes every request
+// (a POST is reviewed as verb "create") before the handler answers 405, so a caller without rights learns
+// only 403, and our SubjectAccessReviews carry the same attributes as the reference's. What a POST could
+// cost before authorization is its body, and that is refused first: nothing here reads a body.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { requestInfo, BadPathError, type RequestInfo } from './request-info.ts';
@@ -36,19 +42,52 @@ function route(method: string, path: string): RequestInfo {
   }
 }
 
+/**
+ * Whether a request carries a body: a Content-Length above 0 says so at once; a chunked (Transfer-Encoding)
+ * request is known by its first chunk, or its end when empty (Node's client sends POST/PUT without a body
+ * as an empty chunked stream). At most one chunk is buffered; the headers/request timeouts bound the wait.
+ */
+export function hasBody(req: IncomingMessage): boolean | Promise<boolean> {
+  const cl = req.headers['content-length'];
+  if (cl !== undefined && Number(cl) !== 0) return true;
+  const te = req.headers['transfer-encoding'];
+  if (te === undefined || te === '' || req.complete) return false;
+  return new Promise((resolve) => {
+    const done = (present: boolean) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onEnd);
+      if (present) req.pause();
+      resolve(present);
+    };
+    const onData = () => done(true);
+    const onEnd = () => done(false);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onEnd);
+  });
+}
+
 export function createMetricsApiHandler(deps: HandlerDeps) {
   const router = { providers: new ProviderRegistry(deps.custom, deps.external, deps.remote), ...(deps.promText ? { promText: deps.promText } : {}) };
 
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
-    // We never read bodies; drain them so a kept-alive connection stays usable after our answer.
-    req.resume();
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q >= 0 ? url.slice(0, q) : url;
     let code = 500;
     const label = { metric: 'other' };
     try {
+      // Synchronous for the usual body-less GET; only a chunked request waits for its first chunk or end.
+      const body = hasBody(req);
+      if (body === true || (body !== false && (await body))) {
+        // Not read, not drained: answer and close, so a client streaming a large body costs one small write.
+        code = 413;
+        res.setHeader('Connection', 'close');
+        send(res, req, 413, statusBody(413, 'request bodies are not accepted by the metrics API'));
+        return;
+      }
       const info = route(req.method ?? 'GET', path);
       const r = info.route;
       if (r.kind === 'health') {

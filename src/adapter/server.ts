@@ -1,11 +1,14 @@
 // startMetricsAdapter: the HTTPS server behind the custom/external metrics APIServices. HTTP/1.1 only
 // (docs/metrics-api.md §6.3: Go negotiates h2 only if offered), client certificates requested but verified
-// per request by the authenticator, long keep-alive so pooled Go connections never race Node's idle timeout.
+// per request by the authenticator, long keep-alive so pooled Go connections never race Node's idle timeout,
+// and bounded everywhere else: handshake, headers and whole-request deadlines and a connection cap, so a
+// slow or flooding client holds a bounded share of the process (SERVER_LIMITS).
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { RequestHeaderAuthenticator, type RequestHeaderConfig } from './authn.ts';
+import { warnIfAnyNameAllowed, type ReloadTarget } from './trust-reload.ts';
 import { CachingAuthorizer, type Authorizer } from './authz.ts';
 import { createAdapterMetrics } from './adapter-metrics.ts';
 import { createMetricsApiHandler } from './metrics-api-handler.ts';
@@ -40,10 +43,37 @@ export interface MetricsAdapterOptions {
   ready?: () => boolean;
   /** Serve GET /metrics (after authorization) from this registry. */
   exposePrometheus?: boolean;
+  /** Overrides of SERVER_LIMITS (--max-connections sets maxConnections; tests shorten the timeouts). */
+  limits?: Partial<ServerLimits>;
 }
+
+/**
+ * Time and count bounds of the HTTPS server. keepAliveTimeout stays above the 90 s IdleConnTimeout of
+ * Go's net/http DefaultTransport, so an idle pooled connection is normally closed by the client first.
+ * Node starts the headers/request clocks only when a new request's first byte arrives, so these shorter
+ * bounds do not cut idle kept-alive connections.
+ */
+export interface ServerLimits {
+  handshakeTimeoutMs: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  /** Concurrent connections; more are closed at accept (--max-connections). */
+  maxConnections: number;
+}
+
+export const SERVER_LIMITS: Readonly<ServerLimits> = {
+  handshakeTimeoutMs: 10_000,
+  headersTimeoutMs: 30_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 120_000,
+  maxConnections: 1024,
+};
 
 export interface MetricsAdapterHandle {
   port: number;
+  /** The live request-header trust; a reload swaps it for new connections and re-checks open ones. */
+  trust: ReloadTarget;
   close(): Promise<void>;
 }
 
@@ -59,11 +89,14 @@ export async function startMetricsAdapter(
     ...(options.tlsKeyFile ? { keyFile: options.tlsKeyFile } : {}),
     certDir: options.certDir,
     dnsNames: serviceDnsNames(options.serviceName, options.serviceNamespace),
-    now: options.now,
+    // Certificate validity is wall-clock business, not the (test-movable) metrics clock.
+    now: options.wallClock ?? Date.now,
+    logger,
   });
   const authenticator = new RequestHeaderAuthenticator(options.requestHeader, options.wallClock ?? Date.now);
+  warnIfAnyNameAllowed(options.requestHeader, logger);
   const authorizer = new CachingAuthorizer(options.authorizer, { ttlMs: options.authzCacheTtlMs, now: options.now, metrics });
-  const remote = options.remoteAdapter ? createRemoteAdapter(options.remoteAdapter) : undefined;
+  const remote = options.remoteAdapter ? createRemoteAdapter(options.remoteAdapter, logger) : undefined;
   const handle = createMetricsApiHandler({
     authenticate: (req) => authenticator.authenticate(req),
     authorizer,
@@ -86,11 +119,26 @@ export async function startMetricsAdapter(
   // so it sits directly on node:https. express (still used for the operations port) re-prototypes every
   // req/res (Object.setPrototypeOf), which pushes Node's own HTTP write path off V8's fast paths: with it in
   // front, `npm run bench -- adapter` served about half the requests per second (BENCHMARKS.md).
-  const server: Server = createServer({ cert: serving.cert, key: serving.key, requestCert: true, rejectUnauthorized: false }, (req, res) => {
-    void handle(req, res);
-  });
-  server.keepAliveTimeout = 120_000;
-  server.headersTimeout = 125_000;
+  const limits: ServerLimits = { ...SERVER_LIMITS, ...options.limits };
+  const server: Server = createServer(
+    {
+      cert: serving.cert,
+      key: serving.key,
+      requestCert: true,
+      rejectUnauthorized: false,
+      handshakeTimeout: limits.handshakeTimeoutMs,
+      // How often Node checks the headers/request deadlines (its default, 30 s, would let a 30 s bound become 60 s).
+      connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
+    (req, res) => {
+      void handle(req, res);
+    },
+  );
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = limits.requestTimeoutMs;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
+  server.on('drop', () => metrics.droppedConnections.inc());
   server.on('tlsClientError', (err) => logger.debug({ err }, 'TLS handshake failed'));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -103,6 +151,7 @@ export async function startMetricsAdapter(
   logger.info({ port, certificate: serving.source }, 'metrics adapter listening');
   return {
     port,
+    trust: authenticator,
     close: () =>
       new Promise<void>((resolve) => {
         remote?.close();

@@ -1,7 +1,8 @@
 // Edge glue: turns parsed `serve` flags and a cluster connection into a running metrics adapter. Reads the
-// request-header settings from kube-system/extension-apiserver-authentication (or the flags), and authorizes
-// through SubjectAccessReviews. Fails loudly when the ConfigMap is unreadable (docs/metrics-api.md §7 G5): a server that cannot
-// authenticate the aggregator would only ever answer 401/403.
+// request-header settings from kube-system/extension-apiserver-authentication (or the flags), keeps them
+// current while running (ConfigMap watch, CA files polled every TRUST_POLL_MS: trust-reload.ts), and
+// authorizes through SubjectAccessReviews. Fails loudly when the ConfigMap is unreadable at start
+// (docs/metrics-api.md §7 G5): a server that cannot authenticate the aggregator would only ever answer 401/403.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { AuthorizationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
@@ -13,42 +14,76 @@ import type { ADAPTER_FLAGS } from './flags.ts';
 
 type AdapterFlags = FlagsOf<typeof ADAPTER_FLAGS>;
 import { requestHeaderConfigFromConfigMap, type RequestHeaderConfig } from './authn.ts';
+import { AUTH_CONFIGMAP, AuthConfigMapWatch, TrustReloader, every } from './trust-reload.ts';
 import { SubjectAccessReviewAuthorizer, type Authorizer } from './authz.ts';
 import { startMetricsAdapter, type MetricsAdapterHandle } from './server.ts';
+import { REMOTE_MAX_BODY_BYTES } from './remote-adapter.ts';
 import type { AdapterSources, FallbackListener } from './providers/sources.ts';
 import { dedupedFallbackListener } from './providers/fallback-reporter.ts';
 
 const list = (v: unknown): string[] => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : []);
 
-export async function loadRequestHeaderConfig(flags: AdapterFlags, kubeConfig?: KubeConfig): Promise<RequestHeaderConfig> {
-  const caFile = flags['requestheader-client-ca-file'];
+/** How often the CA files are re-read (k8s.io/apiserver's DynamicFileCAContent re-reads every minute and on fsnotify). */
+export const TRUST_POLL_MS = 10_000;
+
+async function fromFlagFiles(flags: AdapterFlags, caFile: string): Promise<RequestHeaderConfig> {
+  return {
+    caPem: await readFile(caFile, 'utf8'),
+    allowedNames: list(flags['requestheader-allowed-names']),
+    usernameHeaders: list(flags['requestheader-username-headers']),
+    uidHeaders: [],
+    groupHeaders: list(flags['requestheader-group-headers']),
+    extraHeaderPrefixes: list(flags['requestheader-extra-headers-prefix']),
+  };
+}
+
+async function withClientCaFile(cfg: RequestHeaderConfig, flags: AdapterFlags): Promise<RequestHeaderConfig> {
   const clientCaFile = flags['client-ca-file'];
-  let cfg: RequestHeaderConfig;
+  return clientCaFile ? { ...cfg, clientCaPem: await readFile(clientCaFile, 'utf8') } : cfg;
+}
+
+interface ConfigMapObject {
+  metadata?: { resourceVersion?: string };
+  data?: Record<string, string>;
+}
+
+/** Where the request-header trust comes from: its value now, how to read it again, and what to watch. */
+interface TrustSource {
+  initial: RequestHeaderConfig;
+  load(): Promise<RequestHeaderConfig>;
+  /** The ConfigMap watch, when the trust comes from the cluster. */
+  configMap?: (onChange: () => void, log: Logger) => AuthConfigMapWatch;
+}
+
+async function openTrustSource(flags: AdapterFlags, kubeConfig?: KubeConfig): Promise<TrustSource> {
+  const caFile = flags['requestheader-client-ca-file'];
   if (caFile) {
-    cfg = {
-      caPem: await readFile(caFile, 'utf8'),
-      allowedNames: list(flags['requestheader-allowed-names']),
-      usernameHeaders: list(flags['requestheader-username-headers']),
-      uidHeaders: [],
-      groupHeaders: list(flags['requestheader-group-headers']),
-      extraHeaderPrefixes: list(flags['requestheader-extra-headers-prefix']),
-    };
-  } else {
-    if (!kubeConfig) throw new Error('the metrics adapter needs --requestheader-client-ca-file or a cluster connection to read kube-system/extension-apiserver-authentication');
-    const core = kubeConfig.makeApiClient(CoreV1Api);
-    let data: Record<string, string>;
-    try {
-      data = (await core.readNamespacedConfigMap({ name: 'extension-apiserver-authentication', namespace: 'kube-system' })).data ?? {};
-    } catch (e) {
-      throw new Error(
-        `unable to read configmap kube-system/extension-apiserver-authentication (${(e as Error).message}); ` +
-          'bind the Role extension-apiserver-authentication-reader in kube-system to this ServiceAccount',
-      );
-    }
-    cfg = requestHeaderConfigFromConfigMap(data);
+    const load = async () => withClientCaFile(await fromFlagFiles(flags, caFile), flags);
+    return { initial: await load(), load };
   }
-  if (clientCaFile) cfg.clientCaPem = await readFile(clientCaFile, 'utf8');
-  return cfg;
+  if (!kubeConfig) throw new Error('the metrics adapter needs --requestheader-client-ca-file or a cluster connection to read kube-system/extension-apiserver-authentication');
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const read = async (): Promise<ConfigMapObject> => (await core.readNamespacedConfigMap(AUTH_CONFIGMAP)) as ConfigMapObject;
+  let cm: ConfigMapObject;
+  try {
+    cm = await read();
+  } catch (e) {
+    throw new Error(
+      `unable to read configmap kube-system/extension-apiserver-authentication (${(e as Error).message}); ` +
+        'bind the Role extension-apiserver-authentication-reader in kube-system to this ServiceAccount',
+    );
+  }
+  let watch: AuthConfigMapWatch | undefined;
+  const load = async () => withClientCaFile(requestHeaderConfigFromConfigMap(watch ? watch.current() : (cm.data ?? {})), flags);
+  return {
+    initial: await load(),
+    load,
+    configMap: (onChange, log) => (watch = new AuthConfigMapWatch(kubeConfig, cm, read, onChange, log)),
+  };
+}
+
+export async function loadRequestHeaderConfig(flags: AdapterFlags, kubeConfig?: KubeConfig): Promise<RequestHeaderConfig> {
+  return (await openTrustSource(flags, kubeConfig)).initial;
 }
 
 export interface AdapterDeps {
@@ -61,10 +96,13 @@ export interface AdapterDeps {
   ready?: () => boolean;
   /** Tests and embedders may decide authorization themselves; default: SubjectAccessReviews. */
   authorizer?: Authorizer;
+  /** How often CA files are re-read (default TRUST_POLL_MS). */
+  trustPollMs?: number;
 }
 
 export async function startAdapterFromFlags(flags: AdapterFlags, deps: AdapterDeps): Promise<MetricsAdapterHandle> {
-  const requestHeader = await loadRequestHeaderConfig(flags, deps.kubeConfig);
+  const trustSource = await openTrustSource(flags, deps.kubeConfig);
+  const requestHeader = trustSource.initial;
   let authorizer = deps.authorizer;
   if (!authorizer) {
     if (!deps.kubeConfig) throw new Error('the metrics adapter needs a cluster connection for SubjectAccessReviews');
@@ -76,7 +114,7 @@ export async function startAdapterFromFlags(flags: AdapterFlags, deps: AdapterDe
   const str = (k: 'cron-local-timezone' | 'tls-cert-file' | 'tls-private-key-file' | 'adapter-service-name' | 'adapter-service-namespace') => flags[k];
   const localZone = str('cron-local-timezone') ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
   if (!IANAZone.isValidZone(localZone)) throw new Error(`--cron-local-timezone: unknown time zone "${localZone}"`);
-  return startMetricsAdapter(
+  const handle = await startMetricsAdapter(
     {
       securePort: flags['secure-port'],
       bindAddress: flags['bind-address'],
@@ -93,6 +131,7 @@ export async function startAdapterFromFlags(flags: AdapterFlags, deps: AdapterDe
               ...(tokenFile && existsSync(tokenFile) ? { tokenFile } : {}),
               ...(caFile ? { caFile } : {}),
               insecure: flags['remote-adapter-insecure'],
+              maxBodyBytes: REMOTE_MAX_BODY_BYTES,
               timeoutMs: 10_000,
             },
           }
@@ -100,6 +139,7 @@ export async function startAdapterFromFlags(flags: AdapterFlags, deps: AdapterDe
       requestHeader,
       authorizer,
       authzCacheTtlMs: flags['authorization-cache-ttl'],
+      limits: { maxConnections: flags['max-connections'] },
       now: deps.now ?? Date.now,
       localZone,
       // Logged, and passed on at most once per EHPA and reason every 5 minutes (the HPA asks every 15 s).
@@ -117,4 +157,18 @@ export async function startAdapterFromFlags(flags: AdapterFlags, deps: AdapterDe
     deps.registry,
     deps.logger,
   );
+  // M3: the trust follows rotation. Files are polled (also the --client-ca-file beside a ConfigMap); the
+  // ConfigMap is watched and each new version checked at once.
+  const reloader = new TrustReloader(() => trustSource.load(), handle.trust, deps.logger);
+  const poll = every(deps.trustPollMs ?? TRUST_POLL_MS, () => reloader.refresh());
+  const watch = trustSource.configMap?.(() => void reloader.refresh(), deps.logger);
+  watch?.start();
+  return {
+    ...handle,
+    close: async () => {
+      poll.stop();
+      watch?.stop();
+      await handle.close();
+    },
+  };
 }

@@ -18,6 +18,7 @@ export const REASONS: Record<number, string> = {
   404: 'NotFound',
   405: 'MethodNotAllowed',
   406: 'NotAcceptable',
+  413: 'RequestEntityTooLarge',
   503: 'ServiceUnavailable',
 };
 
