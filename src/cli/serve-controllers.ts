@@ -2,19 +2,20 @@
 // so the adapter can add its own), the shared Kubernetes context (client + informer caches, which the
 // adapter reuses), and start/stop with Lease leader election.
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir, hostname } from 'node:os';
+import { availableParallelism, homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { UsageError, type FlagSpec, type FlagsOf } from '../config/flags.ts';
-import { PROMETHEUS_FLAGS } from '../prometheus/flags.ts';
+import { PROMETHEUS_FLAGS, prometheusOptionsFromFlags } from '../prometheus/flags.ts';
 import { KubeApiClient, loadKubeConfig } from '../kube/api-client.ts';
 import { ResourceDiscovery } from '../kube/discovery.ts';
 import { InformerRegistry } from '../kube/informers.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { StatusWriter } from '../kube/status-writer.ts';
-import { LeaderElector } from '../kube/leader-election.ts';
+import { LeaderElector, electionTimingProblem, termFencedClient, type ElectionTiming } from '../kube/leader-election.ts';
+import { formatDurationMs } from '../config/duration.ts';
 import { registerControllerMetrics } from '../kube/controller-metrics.ts';
 import type { ControllerRunner } from '../kube/controller-runner.ts';
 import type { ControllerContext, RunnerFactory } from '../kube/controller-context.ts';
@@ -24,7 +25,8 @@ import { commaList } from '../ehpa/propagation.ts';
 import { PrometheusError, PrometheusClient } from '../prometheus/client.ts';
 import type { HistoryProvider } from '../prometheus/series.ts';
 import { setupTspController } from '../prediction/controller/setup.ts';
-import { CoreForecaster } from '../prediction/controller/core-forecaster.ts';
+import { ForecastPool } from '../prediction/worker/forecast-pool.ts';
+import { PooledForecaster } from '../prediction/worker/pooled-forecaster.ts';
 import type { Forecaster } from '../prediction/controller/forecaster.ts';
 import { VPA_RECOMMENDER_FLAGS, vpaRecommenderOptionsFromFlags } from '../vpa/routines/recommender-flags.ts';
 import { setupVpaRecommender } from '../vpa/routines/recommender-controller.ts';
@@ -58,6 +60,8 @@ export const CONTROLLER_FLAGS = [
   { name: 'tsp-workers', type: 'int', default: 10, min: 1, help: 'concurrent TimeSeriesPrediction reconciles' },
   { name: 'prediction-update-frequency', type: 'duration', default: '30s', help: 'how often each TimeSeriesPrediction is checked for freshness' },
   { name: 'model-update-interval', type: 'duration', default: '12h', help: 'a forecast older than this is rebuilt from fresh history' },
+  { name: 'forecast-workers', type: 'int', default: 0, min: 0, help: 'worker threads that fit forecasts off the event loop (0: one less than the CPUs available, at least 1)' },
+  { name: 'forecast-fit-budget', type: 'duration', default: '20s', min: 1, help: "longest one series' fit may run; past it the fit's worker is replaced and its TimeSeriesPrediction reports the overrun" },
   ...VPA_RECOMMENDER_FLAGS,
 ] as const satisfies readonly FlagSpec[];
 
@@ -103,6 +107,24 @@ function leaseNamespace(flags: ControllerFlags): string {
   }
 }
 
+const TIMING_FLAGS: Record<keyof ElectionTiming, 'leader-election-lease-duration' | 'leader-election-renew-deadline' | 'leader-election-retry-period'> = {
+  leaseDurationMs: 'leader-election-lease-duration',
+  renewDeadlineMs: 'leader-election-renew-deadline',
+  retryPeriodMs: 'leader-election-retry-period',
+};
+
+/** The Lease timing from the flags, cross-checked as client-go's NewLeaderElector does; a UsageError (exit 2) if not. */
+export function leaderElectionTiming(flags: ControllerFlags): ElectionTiming {
+  const t: ElectionTiming = {
+    leaseDurationMs: flags['leader-election-lease-duration'],
+    renewDeadlineMs: flags['leader-election-renew-deadline'],
+    retryPeriodMs: flags['leader-election-retry-period'],
+  };
+  const problem = electionTimingProblem(t, (f) => `--${TIMING_FLAGS[f]} (${formatDurationMs(t[f])})`);
+  if (problem) throw new UsageError(problem);
+  return t;
+}
+
 type ControllerName = (typeof CONTROLLER_NAMES)[number];
 
 class MissingPrometheus implements HistoryProvider {
@@ -126,14 +148,16 @@ const CONTROLLER_SETUPS: Record<ControllerName, (ctx: ControllerContext, flags: 
       },
     }),
   tsp: (ctx, flags, o) => {
-    const url = flags['prometheus-url'];
-    if (!url) ctx.log.warn('no --prometheus-url: TimeSeriesPredictions will report PredictFailed');
+    const promOptions = prometheusOptionsFromFlags(flags);
+    if (!promOptions) ctx.log.warn('no --prometheus-url: TimeSeriesPredictions will report PredictFailed');
+    if (promOptions?.credentials?.insecureSkipVerify) ctx.log.warn("--prometheus-insecure-skip-verify: Prometheus' TLS certificate is NOT verified; anyone on the path can read the credentials sent");
     return setupTspController(ctx, {
       workers: flags['tsp-workers'],
       updateFrequencyMs: flags['prediction-update-frequency'],
       modelUpdateIntervalMs: flags['model-update-interval'],
-      history: url ? new PrometheusClient({ url, timeoutMs: flags['prometheus-timeout'], maxPoints: flags['prometheus-max-points'] }) : new MissingPrometheus(),
-      forecaster: o.forecaster ?? new CoreForecaster(),
+      history: promOptions ? new PrometheusClient(promOptions) : new MissingPrometheus(),
+      // Fits run in worker threads: this event loop also serves the metrics API and renews the Lease.
+      forecaster: o.forecaster ?? new PooledForecaster(new ForecastPool({ size: flags['forecast-workers'] || Math.max(1, availableParallelism() - 1), budgetMs: flags['forecast-fit-budget'] })),
     });
   },
   'vpa-recommender': (ctx, flags) => setupVpaRecommender(ctx, vpaRecommenderOptionsFromFlags(flags)),
@@ -160,11 +184,20 @@ export interface StartControllersOptions {
 export function startControllers(o: StartControllersOptions): RunningControllers {
   const { flags, ctx, log } = o;
   const names = parseControllerList(flags['controllers']);
+  const timing = flags['leader-elect'] ? leaderElectionTiming(flags) : undefined;
   const metrics = registerControllerMetrics(o.registry, ctx.client);
-  const events = new EventRecorder(ctx.client, MANAGED_BY, log);
-  const status = new StatusWriter(ctx.client);
+  // Fencing: everything the controllers send (reads, writes, events, status) goes through a client bound to
+  // the current leadership term's signal, which the elector aborts the instant the term ends (renew deadline
+  // passed, even with a renewal still pending). From then on a request not yet sent is refused and one in
+  // flight has its socket destroyed, so reconciles still unwinding write nothing: no "finish the in-flight
+  // work" window in which a deposed leader overlaps the new one. Until the first term, nothing is allowed.
+  // Informers, discovery and the adapter keep the shared unfenced client (they serve every replica).
+  let term: AbortSignal = AbortSignal.abort(new Error('not leading'));
+  const client = termFencedClient(ctx.client, () => term);
+  const events = new EventRecorder(client, MANAGED_BY, log);
+  const status = new StatusWriter(client);
   const context: ControllerContext = {
-    client: ctx.client,
+    client,
     informers: ctx.informers,
     discovery: ctx.discovery,
     events,
@@ -185,6 +218,7 @@ export function startControllers(o: StartControllersOptions): RunningControllers
   // Runs the controllers until `stop` fires. Runners are built fresh per term: a new leader starts from
   // the caches, not from a previous term's queue.
   const lead = async (stop: AbortSignal) => {
+    term = stop;
     await Promise.race([ctx.informers.waitForSync(), new Promise((r) => stop.addEventListener('abort', r, { once: true }))]);
     if (stop.aborted) return;
     leading = true;
@@ -193,26 +227,25 @@ export function startControllers(o: StartControllersOptions): RunningControllers
     for (const r of running) r.start();
     log.info({ controllers: names }, 'controllers started');
     await new Promise((r) => (stop.aborted ? r(undefined) : stop.addEventListener('abort', r, { once: true })));
-    // Stop handing out work first; in-flight reconciles finish before leadership is given up.
-    await Promise.all(running.map((r) => r.stop()));
-    running = [];
     leading = false;
     metrics.setLeader(false);
+    // Stop handing out work; in-flight reconciles unwind at once, their requests refused or aborted (above).
+    await Promise.all(running.map((r) => r.stop()));
+    running = [];
     log.info('controllers stopped');
   };
 
   let elector: LeaderElector | undefined;
   let done: Promise<void>;
   if (names.length === 0) done = Promise.resolve();
-  else if (flags['leader-elect']) {
+  else if (timing) {
     elector = new LeaderElector({
+      // The elector renews through ctx.client.withoutLimiter(): own connections, no shared rate limit.
       client: ctx.client,
       namespace: leaseNamespace(flags),
       name: flags['leader-election-id'],
       identity: (flags['leader-election-identity']) ?? `${hostname()}_${randomBytes(4).toString('hex')}`,
-      leaseDurationMs: flags['leader-election-lease-duration'],
-      renewDeadlineMs: flags['leader-election-renew-deadline'],
-      retryPeriodMs: flags['leader-election-retry-period'],
+      ...timing,
       log,
     });
     done = elector.run(shutdown.signal, lead);

@@ -1,6 +1,8 @@
 // The controller's Forecaster backed by the prediction core (src/prediction/index.ts): Crane's
 // configuration rules for the history window, the DSP forecaster (`auto` estimator selection, or Crane's
-// exact estimators when the algorithm block lists its own) and the percentile estimate.
+// exact estimators when the algorithm block lists its own) and the percentile estimate. CoreForecaster fits
+// in the calling thread (the `forecast` command, tests, the benchmark's "before"); `serve` fits the same
+// `fitSeries` in worker threads (prediction/worker/), so the event loop never runs a fit.
 import type { PredictionAlgorithm } from '../../api/prediction.ts';
 import { dspSettingsFromSpec, forecast, InvalidSeriesError, percentileSettingsFromSpec, type ForecastConfig } from '../index.ts';
 import { labelKey, type HistorySeries } from '../../prometheus/series.ts';
@@ -13,54 +15,83 @@ function seedOf(labels: Record<string, string>): number {
   return h;
 }
 
-export class CoreForecaster implements Forecaster {
-  historyWindow(a: PredictionAlgorithm): { lengthSeconds: number; stepSeconds: number } {
-    const s = a.algorithmType === 'percentile' ? percentileSettingsFromSpec(a.percentile).settings : dspSettingsFromSpec(a.dsp).settings;
-    return { lengthSeconds: s.historySeconds, stepSeconds: s.intervalSeconds };
-  }
+/** How much history to fetch for an algorithm block, and at which step (Crane's configuration rules). */
+export function historyWindowOf(a: PredictionAlgorithm): { lengthSeconds: number; stepSeconds: number } {
+  const s = a.algorithmType === 'percentile' ? percentileSettingsFromSpec(a.percentile).settings : dspSettingsFromSpec(a.dsp).settings;
+  return { lengthSeconds: s.historySeconds, stepSeconds: s.intervalSeconds };
+}
 
-  private config(a: PredictionAlgorithm, w: ForecastWindow, lastTs: number): ForecastConfig {
-    if (a.algorithmType === 'percentile') {
-      const { settings } = percentileSettingsFromSpec(a.percentile);
-      return {
-        algorithm: 'percentile',
-        sampleIntervalSeconds: settings.intervalSeconds,
-        historySeconds: settings.historySeconds,
-        horizonSeconds: w.nowS + w.horizonSeconds - lastTs + settings.intervalSeconds,
-        percentile: settings.config,
-      };
-    }
-    const { settings } = dspSettingsFromSpec(a.dsp);
-    const own = (a.dsp?.estimators?.fft?.length ?? 0) + (a.dsp?.estimators?.maxValue?.length ?? 0) > 0;
+function forecastConfig(a: PredictionAlgorithm, w: ForecastWindow, lastTs: number): ForecastConfig {
+  if (a.algorithmType === 'percentile') {
+    const { settings } = percentileSettingsFromSpec(a.percentile);
     return {
-      algorithm: 'dsp',
+      algorithm: 'percentile',
       sampleIntervalSeconds: settings.intervalSeconds,
       historySeconds: settings.historySeconds,
-      // Crane's horizon (one period per history period) is days long, so one model serves many refreshes.
-      estimators: own ? 'crane' : 'auto',
-      ...(own ? { craneEstimators: settings.craneEstimators } : {}),
+      horizonSeconds: w.nowS + w.horizonSeconds - lastTs + settings.intervalSeconds,
+      percentile: settings.config,
     };
   }
+  const { settings } = dspSettingsFromSpec(a.dsp);
+  const own = (a.dsp?.estimators?.fft?.length ?? 0) + (a.dsp?.estimators?.maxValue?.length ?? 0) > 0;
+  return {
+    algorithm: 'dsp',
+    sampleIntervalSeconds: settings.intervalSeconds,
+    historySeconds: settings.historySeconds,
+    // Crane's horizon (one period per history period) is days long, so one model serves many refreshes.
+    estimators: own ? 'crane' : 'auto',
+    ...(own ? { craneEstimators: settings.craneEstimators } : {}),
+  };
+}
 
-  forecast(history: HistorySeries[], a: PredictionAlgorithm, w: ForecastWindow): HistorySeries[] {
+/** One series to fit: its labels (which seed the fit) and its non-empty history columns. */
+export interface FitInput {
+  labels: Record<string, string>;
+  timestamps: ArrayLike<number>;
+  values: ArrayLike<number>;
+}
+
+/** A fitted series' forecast columns, or why the algorithm declined (or could not read) the series. */
+export type FitOutcome = { timestamps: number[]; values: number[] } | { reason: string };
+
+/**
+ * Fits one series: the unit of work, in this thread or in a worker, so both give the same numbers. A
+ * series the core rejects (InvalidSeriesError) or declines becomes a reason; anything else is a bug and
+ * is thrown.
+ */
+export function fitSeries(h: FitInput, a: PredictionAlgorithm, w: ForecastWindow): FitOutcome {
+  try {
+    const f = forecast(h, forecastConfig(a, w, h.timestamps[h.timestamps.length - 1] as number), { now: w.nowS, seed: seedOf(h.labels) });
+    if (f.samples.length === 0) return { reason: f.reason ?? 'no prediction' };
+    return { timestamps: f.samples.map((s) => s.timestamp), values: f.samples.map((s) => s.value) };
+  } catch (e) {
+    if (!(e instanceof InvalidSeriesError)) throw e;
+    return { reason: e.message };
+  }
+}
+
+/** The forecaster's answer from its fitted series: them or, with nothing to show, an error saying why (so the TSP condition does). */
+export function collectForecasts(out: HistorySeries[], reasons: readonly string[]): HistorySeries[] {
+  if (out.length === 0 && reasons.length > 0) throw new Error([...new Set(reasons)].join('; '));
+  return out;
+}
+
+export class CoreForecaster implements Forecaster {
+  historyWindow(a: PredictionAlgorithm): { lengthSeconds: number; stepSeconds: number } {
+    return historyWindowOf(a);
+  }
+
+  forecast(history: HistorySeries[], a: PredictionAlgorithm, w: ForecastWindow, options?: { signal?: AbortSignal }): HistorySeries[] {
     const out: HistorySeries[] = [];
     const reasons: string[] = [];
     for (const h of history) {
+      // In this thread a fit cannot be interrupted; a cancelled call at least stops between series.
+      options?.signal?.throwIfAborted();
       if (h.timestamps.length === 0) continue;
-      try {
-        const f = forecast(h, this.config(a, w, h.timestamps[h.timestamps.length - 1] as number), { now: w.nowS, seed: seedOf(h.labels) });
-        if (f.samples.length === 0) {
-          reasons.push(f.reason ?? 'no prediction');
-          continue;
-        }
-        out.push({ labels: h.labels, timestamps: f.samples.map((s) => s.timestamp), values: f.samples.map((s) => s.value) });
-      } catch (e) {
-        if (!(e instanceof InvalidSeriesError)) throw e;
-        reasons.push(e.message);
-      }
+      const fit = fitSeries(h, a, w);
+      if ('reason' in fit) reasons.push(fit.reason);
+      else out.push({ labels: h.labels, timestamps: fit.timestamps, values: fit.values });
     }
-    // Nothing to show: say why, so the TSP condition does.
-    if (out.length === 0 && reasons.length > 0) throw new Error([...new Set(reasons)].join('; '));
-    return out;
+    return collectForecasts(out, reasons);
   }
 }

@@ -15,7 +15,8 @@ export interface Forecaster {
   historyWindow(algorithm: PredictionAlgorithm): { lengthSeconds: number; stepSeconds: number };
   /**
    * One forecast series per history series it could model (label sets kept), timestamps in unix
-   * seconds. An empty result means "no prediction" (Crane's DSP without a period, §D.4).
+   * seconds. An empty result means "no prediction" (Crane's DSP without a period, §D.4). `signal`
+   * cancels the call (the TSP was deleted or its spec changed): it then rejects with the signal's reason.
    */
-  forecast(history: HistorySeries[], algorithm: PredictionAlgorithm, window: ForecastWindow): HistorySeries[] | Promise<HistorySeries[]>;
+  forecast(history: HistorySeries[], algorithm: PredictionAlgorithm, window: ForecastWindow, options?: { signal?: AbortSignal }): HistorySeries[] | Promise<HistorySeries[]>;
 }

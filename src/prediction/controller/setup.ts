@@ -33,6 +33,13 @@ export function setupTspController(ctx: ControllerContext, o: TspControllerOptio
       modelUpdateIntervalMs: o.modelUpdateIntervalMs,
     });
     const runner = createTspController({ reconciler, tsps, workers: o.workers, log, observe: ctx.metrics.observe('tsp') });
+    // Leadership lost or shutting down: the runner waits for passes in flight, so end them now rather
+    // than after their history reads and fits.
+    const stop = runner.stop.bind(runner);
+    runner.stop = () => {
+      reconciler.stop('the TimeSeriesPrediction controller is stopping');
+      return stop();
+    };
     for (const t of tsps.list()) runner.enqueue(`${t.metadata.namespace}/${t.metadata.name}`);
     return runner;
   };

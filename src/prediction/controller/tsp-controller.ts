@@ -1,5 +1,8 @@
 // Wires the TSP reconciler to the shared TSP cache: new TSPs and spec changes queue at once; the
-// reconciler's own requeue keeps each TSP refreshed before its window runs out.
+// reconciler's own requeue keeps each TSP refreshed before its window runs out. A delete or a spec change
+// also cancels the key's pass in flight right in the informer handler: a pass may sit for minutes in
+// history reads and fits, and waiting for it to finish before the queue hands the key out again would
+// let a deleted TSP keep Prometheus and the fit workers busy.
 import type { Logger } from 'pino';
 import { ControllerRunner, objectKey } from '../../kube/controller-runner.ts';
 import type { SharedInformer } from '../../kube/informers.ts';
@@ -19,6 +22,7 @@ export function createTspController(o: {
     const key = objectKey(t);
     // Status writes (ours) do not bump generation and must not queue a reconcile.
     if (generations.has(key) && generations.get(key) === t.metadata.generation) return;
+    if (generations.has(key)) o.reconciler.cancel(key, 'the TimeSeriesPrediction spec changed');
     generations.set(key, t.metadata.generation);
     runner.enqueue(key);
   };
@@ -26,6 +30,7 @@ export function createTspController(o: {
   o.tsps.onUpdate(onTsp);
   o.tsps.onDelete((t) => {
     generations.delete(objectKey(t));
+    o.reconciler.cancel(objectKey(t), 'the TimeSeriesPrediction was deleted');
     runner.enqueue(objectKey(t));
   });
   return runner;

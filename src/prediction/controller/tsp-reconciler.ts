@@ -1,8 +1,10 @@
 // TimeSeriesPrediction controller (docs/crane-behaviour.md §D.2): when a TSP's status no longer
 // covers [now, now + window], fetch history, forecast [now, now + 2·window], write the status. Forecasts
 // are cached per (TSP, metric, query, algorithm) and reused while they still cover the horizon, so a
-// refresh costs Prometheus queries only when the model is due. Prometheus failures become a not-ready
-// condition; they never throw out of the loop.
+// refresh costs Prometheus queries only when the model is due; a pass drops the forecasts its TSP's spec
+// no longer asks for. Prometheus failures become a not-ready condition; they never throw out of the loop.
+// Each pass runs under an AbortController per TSP: `cancel(key)` (the informer saw the TSP deleted or its
+// spec changed) stops its history reads and fits at once, and the pass ends without writing a status.
 import type { Logger } from 'pino';
 import { resourcePath } from '../../kube/api-client.ts';
 import type { CacheReader } from '../../kube/informers.ts';
@@ -35,7 +37,11 @@ interface CachedForecast {
 
 export class TspReconciler {
   private readonly now: () => number;
-  private readonly forecasts = new Map<string, CachedForecast>();
+  /** Per TSP key: forecasts by (metric, query, algorithm). */
+  private readonly forecasts = new Map<string, Map<string, CachedForecast>>();
+  /** The pass in flight per TSP key, to cancel. */
+  private readonly inflight = new Map<string, AbortController>();
+  private stopped = false;
   /** Generation whose spec produced the current status, so a spec change refreshes at once. */
   private readonly computedGeneration = new Map<string, number | undefined>();
 
@@ -45,14 +51,42 @@ export class TspReconciler {
 
   /** Number of cached forecasts (metrics, tests). */
   cachedForecasts(): number {
-    return this.forecasts.size;
+    let n = 0;
+    for (const m of this.forecasts.values()) n += m.size;
+    return n;
+  }
+
+  /** Cancels the key's pass in flight, if any: its history reads and fits stop, it writes no status. */
+  cancel(key: string, why: string): void {
+    this.inflight.get(key)?.abort(new Error(why));
+  }
+
+  /**
+   * The controller is stopping (leadership lost, shutdown): cancels every pass in flight, and passes asked
+   * for afterwards return at once (the work queue hands out the keys it still holds while it drains).
+   */
+  stop(why: string): void {
+    this.stopped = true;
+    for (const ac of this.inflight.values()) ac.abort(new Error(why));
   }
 
   async reconcile(key: string): Promise<{ requeueAfterMs?: number }> {
+    if (this.stopped) return {};
+    // The work queue never hands one key to two workers, so a key has at most one pass in flight.
+    const ac = new AbortController();
+    this.inflight.set(key, ac);
+    try {
+      return await this.pass(key, ac.signal);
+    } finally {
+      if (this.inflight.get(key) === ac) this.inflight.delete(key);
+    }
+  }
+
+  private async pass(key: string, signal: AbortSignal): Promise<{ requeueAfterMs?: number }> {
     const [namespace, name] = key.split('/') as [string, string];
     const tsp = this.d.tsps.get(namespace, name);
     if (!tsp) {
-      for (const k of this.forecasts.keys()) if (k.startsWith(`${key}\u0000`)) this.forecasts.delete(k);
+      this.forecasts.delete(key);
       this.computedGeneration.delete(key);
       return {};
     }
@@ -69,42 +103,63 @@ export class TspReconciler {
     const log = this.d.log.child({ namespace, name });
     const window = tsp.spec.predictionWindowSeconds;
     const outcomes: MetricOutcome[] = [];
+    const cache = this.forecasts.get(key) ?? new Map<string, CachedForecast>();
+    const used = new Set<string>();
     for (const m of tsp.spec.predictionMetrics ?? []) {
-      outcomes.push(await this.predictMetric(key, tsp, m, nowS, window, log));
+      outcomes.push(await this.predictMetric(cache, used, tsp, m, nowS, window, log, signal));
+      // Deleted or edited meanwhile: the informer queued the key again, and that pass reads the new spec.
+      if (signal.aborted) {
+        log.debug({ reason: (signal.reason as Error).message }, 'prediction cancelled');
+        return {};
+      }
     }
+    // Forecasts of an older spec (another query, algorithm or metric) are never asked for again.
+    for (const k of cache.keys()) if (!used.has(k)) cache.delete(k);
+    if (cache.size > 0) this.forecasts.set(key, cache);
+    else this.forecasts.delete(key);
     const path = resourcePath(TSP_API_VERSION, TSP_PLURAL, namespace, name);
     await this.d.status.update(path, tsp, (obj) => buildTspStatus(obj, outcomes, nowMs));
     this.computedGeneration.set(key, tsp.metadata.generation);
     return requeue;
   }
 
-  private async predictMetric(key: string, tsp: TimeSeriesPrediction, m: PredictionMetricSpec, nowS: number, window: number, log: Logger): Promise<MetricOutcome> {
+  private async predictMetric(
+    cache: Map<string, CachedForecast>,
+    used: Set<string>,
+    tsp: TimeSeriesPrediction,
+    m: PredictionMetricSpec,
+    nowS: number,
+    window: number,
+    log: Logger,
+    signal: AbortSignal,
+  ): Promise<MetricOutcome> {
     const rid = m.resourceIdentifier;
     const algorithm = m.algorithm ?? {};
     const horizonEnd = nowS + 2 * window;
     try {
       const query = metricQuery(tsp, m);
-      const cacheKey = `${key}\u0000${rid}\u0000${query}\u0000${JSON.stringify(algorithm)}`;
-      let cached = this.forecasts.get(cacheKey);
+      const cacheKey = `${rid}\u0000${query}\u0000${JSON.stringify(algorithm)}`;
+      used.add(cacheKey);
+      let cached = cache.get(cacheKey);
       const nowMs = nowS * 1000;
       if (!cached || cached.coversUntilS < horizonEnd || nowMs - cached.builtAtMs > this.d.modelUpdateIntervalMs) {
         const { lengthSeconds, stepSeconds } = this.d.forecaster.historyWindow(algorithm);
         const end = Math.floor(nowS / stepSeconds) * stepSeconds;
-        const history = await this.d.history.queryRange(query, end - lengthSeconds, end, stepSeconds);
+        const history = await this.d.history.queryRange(query, end - lengthSeconds, end, stepSeconds, { signal });
         const usable = history.filter((h) => h.values.length > 0);
         if (usable.length === 0) {
           return { status: { resourceIdentifier: rid, ready: false, prediction: [] }, error: 'no history returned by the query' };
         }
-        const series = await this.d.forecaster.forecast(usable, algorithm, { nowS, horizonSeconds: 2 * window });
+        const series = await this.d.forecaster.forecast(usable, algorithm, { nowS, horizonSeconds: 2 * window }, { signal });
         const coversUntilS = series.length ? Math.min(...series.map((s) => (s.timestamps.length ? (s.timestamps[s.timestamps.length - 1] as number) : -Infinity))) : -Infinity;
         cached = { builtAtMs: nowMs, series, coversUntilS };
-        this.forecasts.set(cacheKey, cached);
+        cache.set(cacheKey, cached);
         log.debug({ metric: rid, historySeries: usable.length, forecastSeries: series.length }, 'forecast built');
       }
       const status = metricStatus(rid, cached.series, nowS, horizonEnd, nowS + window);
       return status.ready ? { status } : { status, error: cached.series.length ? 'forecast does not cover the window' : 'the algorithm found no prediction in the history' };
     } catch (e) {
-      log.warn({ metric: rid, err: (e as Error).message }, 'prediction failed');
+      if (!signal.aborted) log.warn({ metric: rid, err: (e as Error).message }, 'prediction failed');
       return { status: { resourceIdentifier: rid, ready: false, prediction: [] }, error: (e as Error).message };
     }
   }

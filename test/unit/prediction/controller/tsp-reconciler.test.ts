@@ -36,9 +36,15 @@ function setup() {
   let nowS = T0;
   let historyFails = false;
   const queries: string[] = [];
+  const signals: (AbortSignal | undefined)[] = [];
+  // Set by a test to hold history reads until it resolves.
+  let gate: Promise<void> | undefined;
   const history: HistoryProvider = {
-    async queryRange(query, startS, endS, stepS) {
+    async queryRange(query, startS, endS, stepS, options) {
       queries.push(query);
+      signals.push(options?.signal);
+      await gate;
+      options?.signal?.throwIfAborted();
       if (historyFails) throw new Error('connect ECONNREFUSED 127.0.0.1:9090');
       const timestamps: number[] = [];
       for (let t = startS; t <= endS; t += stepS) timestamps.push(t);
@@ -72,6 +78,8 @@ function setup() {
     reconciler,
     tsp,
     queries,
+    signals,
+    holdHistory: (until: Promise<void>) => (gate = until),
     fits: () => fits,
     at: (s: number) => (nowS = s),
     failHistory: (v: boolean) => (historyFails = v),
@@ -109,6 +117,56 @@ describe('TspReconciler.reconcile (in-memory seams)', function () {
     await t.reconciler.reconcile(t.key);
     const samples = t.tsp().status!.predictionMetrics![0]!.prediction![0]!.samples;
     expect(samples[samples.length - 1]!.timestamp).to.equal(T0 + 60 + 2 * 1800);
+  });
+
+  it('spec edits do not pile up forecasts: only those of the current spec stay cached', async () => {
+    const t = setup();
+    await t.reconciler.reconcile(t.key);
+    expect(t.reconciler.cachedForecasts()).to.equal(1);
+    const before = t.tsp();
+    const metric = before.spec.predictionMetrics[0]!;
+    for (const [generation, change] of [
+      [2, { resourceQuery: 'memory' }],
+      [3, { algorithm: { algorithmType: 'percentile' as const } }],
+      [4, { resourceIdentifier: 'crane_pod_memory_usage' }],
+    ] as const) {
+      t.store.seed(TSPS(NS), { ...before, metadata: { ...before.metadata, generation }, spec: { ...before.spec, predictionMetrics: [{ ...metric, ...change }] } });
+      await t.reconciler.reconcile(t.key);
+      expect(t.reconciler.cachedForecasts(), `after generation ${generation}`).to.equal(1);
+    }
+    expect(t.fits()).to.equal(4);
+  });
+
+  it('a cancelled pass writes no status and leaves the cache as it was', async () => {
+    const t = setup();
+    let release: () => void = () => {};
+    t.holdHistory(new Promise<void>((r) => (release = r)));
+    const pass = t.reconciler.reconcile(t.key);
+    await new Promise((r) => setImmediate(r));
+    expect(t.signals.length).to.equal(1);
+    expect(t.signals[0]?.aborted).to.equal(false);
+    t.reconciler.cancel(t.key, 'the TimeSeriesPrediction was deleted');
+    expect(t.signals[0]?.aborted).to.equal(true);
+    release();
+    expect(await pass).to.deep.equal({});
+    expect(t.store.writes.length).to.equal(0);
+    expect(t.reconciler.cachedForecasts()).to.equal(0);
+    expect(t.fits()).to.equal(0);
+  });
+
+  it('stop: the pass in flight is cancelled and keys handed out while the queue drains do nothing', async () => {
+    const t = setup();
+    let release: () => void = () => {};
+    t.holdHistory(new Promise<void>((r) => (release = r)));
+    const pass = t.reconciler.reconcile(t.key);
+    await new Promise((r) => setImmediate(r));
+    t.reconciler.stop('the TimeSeriesPrediction controller is stopping');
+    release();
+    expect(await pass).to.deep.equal({});
+    expect(await t.reconciler.reconcile(t.key)).to.deep.equal({});
+    expect(t.queries.length).to.equal(1);
+    expect(t.fits()).to.equal(0);
+    expect(t.store.writes.length).to.equal(0);
   });
 
   it('Prometheus failing: Ready=False with the error, nothing thrown, the next try after it heals succeeds', async () => {
