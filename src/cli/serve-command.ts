@@ -8,7 +8,8 @@ import { createMetricsRegistry } from '../observability/metrics-registry.ts';
 import { startHealthServer, type ReadinessCheck } from '../observability/health-server.ts';
 import { SERVE_ADAPTER_FLAGS, startAdapterInServe } from './serve-adapter.ts';
 import type { MetricsAdapterHandle } from '../adapter/server.ts';
-import { CONTROLLER_FLAGS, KUBE_FLAGS, clusterConfigured, createKubeContext, parseControllerList, startControllers, type RunningControllers } from './serve-controllers.ts';
+import { CONTROLLER_FLAGS, KUBE_FLAGS, clusterConfigured, createKubeContext, leaderElectionTiming, parseControllerList, startControllers, userPromqlPolicy, type RunningControllers } from './serve-controllers.ts';
+import { prometheusOptionsFromFlags } from '../prometheus/flags.ts';
 
 export const serveCommand = defineCommand({
   name: 'serve',
@@ -27,6 +28,9 @@ export const serveCommand = defineCommand({
     const readiness = new Map<string, ReadinessCheck>();
     // Bad flag values are the user's mistake: fail before anything starts.
     const controllerNames = parseControllerList(flags['controllers']);
+    if (flags['leader-elect']) leaderElectionTiming(flags);
+    userPromqlPolicy(flags['user-promql']);
+    prometheusOptionsFromFlags(flags);
     // One connection and one set of informer caches for every loop in the process (controllers now; the
     // metrics adapter and the recommender read the same caches through ctx.informers / clusterReads).
     const ctx = clusterConfigured(flags) ? createKubeContext(flags, log) : undefined;

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { UsageError, type FlagSpec, type FlagsOf } from '../config/flags.ts';
 import { PROMETHEUS_FLAGS, prometheusOptionsFromFlags } from '../prometheus/flags.ts';
+import { parseUserPromqlFlag, type UserPromqlPolicy } from '../prometheus/promql-confine.ts';
 import { KubeApiClient, loadKubeConfig } from '../kube/api-client.ts';
 import { ResourceDiscovery } from '../kube/discovery.ts';
 import { InformerRegistry } from '../kube/informers.ts';
@@ -61,6 +62,12 @@ export const CONTROLLER_FLAGS = [
   { name: 'prediction-update-frequency', type: 'duration', default: '30s', help: 'how often each TimeSeriesPrediction is checked for freshness' },
   { name: 'model-update-interval', type: 'duration', default: '12h', help: 'a forecast older than this is rebuilt from fresh history' },
   { name: 'forecast-workers', type: 'int', default: 0, min: 0, help: 'worker threads that fit forecasts off the event loop (0: one less than the CPUs available, at least 1)' },
+  {
+    name: 'user-promql',
+    type: 'string',
+    default: 'namespaced',
+    help: "PromQL users write (TSP expressionQuery, EHPA metric-query annotations): namespaced (confined to the object's namespace), unrestricted, unrestricted=<ns>,<ns> (only those namespaces unconfined), or off",
+  },
   { name: 'forecast-fit-budget', type: 'duration', default: '20s', min: 1, help: "longest one series' fit may run; past it the fit's worker is replaced and its TimeSeriesPrediction reports the overrun" },
   ...VPA_RECOMMENDER_FLAGS,
 ] as const satisfies readonly FlagSpec[];
@@ -114,6 +121,15 @@ const TIMING_FLAGS: Record<keyof ElectionTiming, 'leader-election-lease-duration
 };
 
 /** The Lease timing from the flags, cross-checked as client-go's NewLeaderElector does; a UsageError (exit 2) if not. */
+/** --user-promql as a policy; a bad value is a UsageError (exit 2). */
+export function userPromqlPolicy(text: string): UserPromqlPolicy {
+  try {
+    return parseUserPromqlFlag(text);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
 export function leaderElectionTiming(flags: ControllerFlags): ElectionTiming {
   const t: ElectionTiming = {
     leaseDurationMs: flags['leader-election-lease-duration'],
@@ -157,6 +173,7 @@ const CONTROLLER_SETUPS: Record<ControllerName, (ctx: ControllerContext, flags: 
       modelUpdateIntervalMs: flags['model-update-interval'],
       history: promOptions ? new PrometheusClient(promOptions) : new MissingPrometheus(),
       // Fits run in worker threads: this event loop also serves the metrics API and renews the Lease.
+      userPromql: userPromqlPolicy(flags['user-promql']),
       forecaster: o.forecaster ?? new PooledForecaster(new ForecastPool({ size: flags['forecast-workers'] || Math.max(1, availableParallelism() - 1), budgetMs: flags['forecast-fit-budget'] })),
     });
   },

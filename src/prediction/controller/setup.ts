@@ -7,6 +7,7 @@ import type { HistoryProvider } from '../../prometheus/series.ts';
 import { TspReconciler } from './tsp-reconciler.ts';
 import { createTspController } from './tsp-controller.ts';
 import type { Forecaster } from './forecaster.ts';
+import type { UserPromqlPolicy } from '../../prometheus/promql-confine.ts';
 
 export interface TspControllerOptions {
   workers: number;
@@ -16,6 +17,8 @@ export interface TspControllerOptions {
   modelUpdateIntervalMs: number;
   history: HistoryProvider;
   forecaster: Forecaster;
+  /** --user-promql (default: confined to the TSP's namespace). */
+  userPromql?: UserPromqlPolicy;
 }
 
 export function setupTspController(ctx: ControllerContext, o: TspControllerOptions): RunnerFactory {
@@ -31,6 +34,8 @@ export function setupTspController(ctx: ControllerContext, o: TspControllerOptio
       now: ctx.now,
       updateFrequencyMs: o.updateFrequencyMs,
       modelUpdateIntervalMs: o.modelUpdateIntervalMs,
+      events: ctx.events,
+      ...(o.userPromql ? { userPromql: o.userPromql } : {}),
     });
     const runner = createTspController({ reconciler, tsps, workers: o.workers, log, observe: ctx.metrics.observe('tsp') });
     // Leadership lost or shutting down: the runner waits for passes in flight, so end them now rather

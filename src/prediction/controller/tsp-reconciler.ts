@@ -9,11 +9,15 @@ import type { Logger } from 'pino';
 import { resourcePath } from '../../kube/api-client.ts';
 import type { CacheReader } from '../../kube/informers.ts';
 import type { StatusWriter } from '../../kube/status-writer.ts';
-import { metricQuery } from '../history/queries.ts';
+import type { EventSink } from '../../kube/event-recorder.ts';
+import { metricQuery, NAMESPACED_PROMQL } from '../history/queries.ts';
+import type { UserPromqlPolicy } from '../../prometheus/promql-confine.ts';
 import type { HistoryProvider, HistorySeries } from '../../prometheus/series.ts';
+import { BOUNDS } from '../../api/bounds.ts';
 import { TSP_API_VERSION, TSP_PLURAL, type PredictionMetricSpec, type TimeSeriesPrediction } from '../../api/prediction.ts';
+import { statusSamplesProblem, tspBoundsProblems } from '../spec-bounds.ts';
 import type { Forecaster } from './forecaster.ts';
-import { buildTspStatus, metricStatus, statusUpToDate, type MetricOutcome } from './tsp-status.ts';
+import { buildTspStatus, invalidSpecStatus, metricStatus, statusUpToDate, INVALID_SPEC, type MetricOutcome } from './tsp-status.ts';
 
 export interface TspReconcilerDeps {
   tsps: CacheReader<TimeSeriesPrediction>;
@@ -26,6 +30,10 @@ export interface TspReconcilerDeps {
   updateFrequencyMs: number;
   /** Crane's --model-update-interval (12 h): a cached forecast older than this is rebuilt from fresh history. */
   modelUpdateIntervalMs: number;
+  /** --user-promql: how a TSP's own PromQL is confined (default: to its namespace). */
+  userPromql?: UserPromqlPolicy;
+  /** Warning events for specs refused by a bound (docs/security.md §2). */
+  events?: EventSink;
 }
 
 interface CachedForecast {
@@ -101,6 +109,20 @@ export class TspReconciler {
       return requeue;
     }
     const log = this.d.log.child({ namespace, name });
+    const path = resourcePath(TSP_API_VERSION, TSP_PLURAL, namespace, name);
+    // Bounds first (an object stored before the CRD had them): refused whole, nothing queried or fitted,
+    // and not retried until the spec changes (an edit bumps the generation and the informer requeues it).
+    const problems = tspBoundsProblems(tsp);
+    if (problems.length > 0) {
+      if (sameSpec) return {};
+      const message = problems.join('; ');
+      this.forecasts.delete(key);
+      this.d.events?.event(tsp, 'Warning', INVALID_SPEC, message);
+      await this.d.status.update(path, tsp, (obj) => invalidSpecStatus(obj, message, nowMs));
+      this.computedGeneration.set(key, tsp.metadata.generation);
+      log.info({ reason: INVALID_SPEC }, message);
+      return {};
+    }
     const window = tsp.spec.predictionWindowSeconds;
     const outcomes: MetricOutcome[] = [];
     const cache = this.forecasts.get(key) ?? new Map<string, CachedForecast>();
@@ -117,7 +139,14 @@ export class TspReconciler {
     for (const k of cache.keys()) if (!used.has(k)) cache.delete(k);
     if (cache.size > 0) this.forecasts.set(key, cache);
     else this.forecasts.delete(key);
-    const path = resourcePath(TSP_API_VERSION, TSP_PLURAL, namespace, name);
+    // A status too large to store (many series × a long window) is refused as a whole, with the reason.
+    const samples = outcomes.reduce((n, o) => n + (o.status.prediction ?? []).reduce((k, p) => k + p.samples.length, 0), 0);
+    const tooBig = statusSamplesProblem(samples);
+    if (tooBig) {
+      await this.d.status.update(path, tsp, (obj) => invalidSpecStatus(obj, tooBig, nowMs));
+      this.computedGeneration.set(key, tsp.metadata.generation);
+      return requeue;
+    }
     await this.d.status.update(path, tsp, (obj) => buildTspStatus(obj, outcomes, nowMs));
     this.computedGeneration.set(key, tsp.metadata.generation);
     return requeue;
@@ -137,7 +166,7 @@ export class TspReconciler {
     const algorithm = m.algorithm ?? {};
     const horizonEnd = nowS + 2 * window;
     try {
-      const query = metricQuery(tsp, m);
+      const query = metricQuery(tsp, m, this.d.userPromql ?? NAMESPACED_PROMQL);
       const cacheKey = `${rid}\u0000${query}\u0000${JSON.stringify(algorithm)}`;
       used.add(cacheKey);
       let cached = cache.get(cacheKey);
@@ -145,7 +174,7 @@ export class TspReconciler {
       if (!cached || cached.coversUntilS < horizonEnd || nowMs - cached.builtAtMs > this.d.modelUpdateIntervalMs) {
         const { lengthSeconds, stepSeconds } = this.d.forecaster.historyWindow(algorithm);
         const end = Math.floor(nowS / stepSeconds) * stepSeconds;
-        const history = await this.d.history.queryRange(query, end - lengthSeconds, end, stepSeconds, { signal });
+        const history = await this.d.history.queryRange(query, end - lengthSeconds, end, stepSeconds, { signal, maxSeries: BOUNDS.seriesPerQuery });
         const usable = history.filter((h) => h.values.length > 0);
         if (usable.length === 0) {
           return { status: { resourceIdentifier: rid, ready: false, prediction: [] }, error: 'no history returned by the query' };

@@ -9,6 +9,8 @@ import { formatGoFixed5 } from '../go-format.ts';
 export const PREDICT_SUCCEED = 'PredictSucceed';
 export const PREDICT_PARTIAL = 'PredictPartial';
 export const PREDICT_FAILED = 'PredictFailed';
+/** A bound of docs/security.md §2 refused the spec (or the status it would make). */
+export const INVALID_SPEC = 'InvalidSpec';
 
 const truncateToMinute = (s: number) => Math.floor(s / 60) * 60;
 
@@ -76,5 +78,13 @@ export function buildTspStatus(tsp: TimeSeriesPrediction, outcomes: readonly Met
   return {
     conditions: [upsertCondition(tsp.status?.conditions, cond, nowMs)],
     predictionMetrics: outcomes.map((o) => o.status),
+  };
+}
+
+/** Ready=False for a spec refused by a bound: no predictions, the problems as the message. */
+export function invalidSpecStatus(tsp: TimeSeriesPrediction, message: string, nowMs: number): TspStatus {
+  return {
+    conditions: [upsertCondition(tsp.status?.conditions, { type: 'Ready', status: 'False', reason: INVALID_SPEC, message: message.slice(0, 1024) }, nowMs)],
+    predictionMetrics: [],
   };
 }

@@ -1,0 +1,109 @@
+// The TSP controller's share of the bounds (docs/security.md §2) for objects stored before the CRD had
+// them: a spec over a bound gets Ready=False/InvalidSpec and a Warning event with the field, and nothing is
+// queried or fitted; a query returning too many series, or a status too large to store, fails alone; user
+// PromQL is confined to the TSP's namespace.
+import { expect } from 'chai';
+import { pino } from 'pino';
+import { TspReconciler } from '../../../../src/prediction/controller/tsp-reconciler.ts';
+import type { Forecaster } from '../../../../src/prediction/controller/forecaster.ts';
+import type { HistoryProvider, HistorySeries, QueryRangeOptions } from '../../../../src/prometheus/series.ts';
+import { StatusWriter } from '../../../../src/kube/status-writer.ts';
+import { resourcePath } from '../../../../src/kube/api-client.ts';
+import type { PredictionMetricSpec, TimeSeriesPrediction } from '../../../../src/api/prediction.ts';
+import { BOUNDS } from '../../../../src/api/bounds.ts';
+import { InMemoryObjects } from '../../../helpers/in-memory-objects.ts';
+
+const NS = 'mallory';
+const TSPS = (ns: string) => resourcePath('prediction.crane.io/v1alpha1', 'timeseriespredictions', ns);
+const T0 = 1_800_000_000;
+
+function setup(spec: Partial<TimeSeriesPrediction['spec']>, seriesCount = 1) {
+  const store = new InMemoryObjects();
+  store.seed(TSPS(NS), {
+    apiVersion: 'prediction.crane.io/v1alpha1',
+    kind: 'TimeSeriesPrediction',
+    metadata: { name: 't', namespace: NS, generation: 1 },
+    spec: { targetRef: { kind: 'Deployment', name: 'web' }, predictionWindowSeconds: 3600, predictionMetrics: [{ resourceIdentifier: 'cpu', type: 'ResourceQuery', resourceQuery: 'cpu' }], ...spec },
+  });
+  const calls: { query: string; options?: QueryRangeOptions }[] = [];
+  const history: HistoryProvider = {
+    async queryRange(query, startS, endS, stepS, options) {
+      calls.push({ query, ...(options ? { options } : {}) });
+      const timestamps: number[] = [];
+      for (let t = startS; t <= endS; t += stepS) timestamps.push(t);
+      return Array.from({ length: seriesCount }, (_, i) => ({ labels: { pod: `p${i}` }, timestamps, values: timestamps.map(() => 1) }));
+    },
+  };
+  const forecaster: Forecaster = {
+    historyWindow: () => ({ lengthSeconds: 86_400, stepSeconds: 60 }),
+    forecast(h, _a, w): HistorySeries[] {
+      return h.map((s) => {
+        const timestamps: number[] = [];
+        for (let t = w.nowS; t <= w.nowS + w.horizonSeconds; t += 60) timestamps.push(t);
+        return { labels: s.labels, timestamps, values: timestamps.map(() => 2) };
+      });
+    },
+  };
+  const events: string[] = [];
+  const reconciler = new TspReconciler({
+    tsps: store.cache<TimeSeriesPrediction>(TSPS),
+    history,
+    forecaster,
+    status: new StatusWriter(store),
+    log: pino({ level: 'silent' }),
+    now: () => T0 * 1000,
+    updateFrequencyMs: 30_000,
+    modelUpdateIntervalMs: 12 * 3_600_000,
+    events: { event: (_o, type, reason, message) => events.push(`${type} ${reason}: ${message}`) },
+  });
+  const ready = () => store.read<TimeSeriesPrediction>(`${TSPS(NS)}/t`)!.status?.conditions?.find((c) => c.type === 'Ready');
+  return { reconciler, calls, events, ready, store };
+}
+
+describe('TspReconciler: bounds for stored objects', () => {
+  it('refuses a spec over a bound with InvalidSpec and an event naming the field; queries and fits nothing; no retry until edited', async () => {
+    const s = setup({ predictionWindowSeconds: 2_147_483_647 });
+    expect(await s.reconciler.reconcile(`${NS}/t`)).to.deep.equal({});
+    expect(s.calls).to.have.length(0);
+    expect(s.ready()).to.include({ status: 'False', reason: 'InvalidSpec' });
+    expect(s.ready()?.message).to.equal('spec.predictionWindowSeconds is 2147483647; it must be a whole number from 1 to 86400');
+    expect(s.events).to.deep.equal(['Warning InvalidSpec: spec.predictionWindowSeconds is 2147483647; it must be a whole number from 1 to 86400']);
+    // Same generation again: nothing more is done (no status write loop, no event storm).
+    await s.reconciler.reconcile(`${NS}/t`);
+    expect(s.events).to.have.length(1);
+  });
+  it("refuses the review's 1ns sample interval in a metric's algorithm", async () => {
+    const metric: PredictionMetricSpec = { resourceIdentifier: 'cpu', type: 'ResourceQuery', resourceQuery: 'cpu', algorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '1ns', historyLength: '15d' } } };
+    const s = setup({ predictionMetrics: [metric] });
+    await s.reconciler.reconcile(`${NS}/t`);
+    expect(s.calls).to.have.length(0);
+    expect(s.ready()?.message).to.match(/^spec\.predictionMetrics\[0\]\.algorithm\.dsp\.sampleInterval is 1e-9s/);
+  });
+  it('asks the history provider for at most BOUNDS.seriesPerQuery series', async () => {
+    const s = setup({});
+    await s.reconciler.reconcile(`${NS}/t`);
+    expect(s.calls[0]?.options?.maxSeries).to.equal(BOUNDS.seriesPerQuery);
+  });
+  it('confines an expressionQuery to the TSP namespace and refuses one reaching into another', async () => {
+    const s = setup({ predictionMetrics: [{ resourceIdentifier: 'cpu', type: 'ExpressionQuery', expressionQuery: { expression: 'sum(rate(x[1m]))' } }] });
+    await s.reconciler.reconcile(`${NS}/t`);
+    expect(s.calls.map((c) => c.query)).to.deep.equal(['sum(rate(x{namespace="mallory"}[1m]))']);
+    const t = setup({ predictionMetrics: [{ resourceIdentifier: 'cpu', type: 'ExpressionQuery', expressionQuery: { expression: 'sum(x{namespace="victim"})' } }] });
+    await t.reconciler.reconcile(`${NS}/t`);
+    expect(t.calls).to.have.length(0);
+    expect(t.ready()).to.include({ status: 'False', reason: 'PredictFailed' });
+    expect(t.ready()?.message).to.contain('namespace');
+  });
+  it('refuses a status over BOUNDS.statusSamples (many series × a day window) instead of writing it', async () => {
+    // 20 series × (2 × 86,400 s / 60 s + 1) samples in the written range exceeds 20,000.
+    const s = setup({ predictionWindowSeconds: 86_400 }, 20);
+    await s.reconciler.reconcile(`${NS}/t`);
+    expect(s.ready()).to.include({ status: 'False', reason: 'InvalidSpec' });
+    expect(s.ready()?.message).to.match(/samples, more than the 20000 one TimeSeriesPrediction status may hold/);
+    expect(s.store.read<TimeSeriesPrediction>(`${TSPS(NS)}/t`)!.status?.predictionMetrics).to.deep.equal([]);
+    // A few series fit.
+    const ok = setup({ predictionWindowSeconds: 86_400 }, 2);
+    await ok.reconciler.reconcile(`${NS}/t`);
+    expect(ok.ready()).to.include({ status: 'True' });
+  });
+});
