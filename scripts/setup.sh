@@ -5,6 +5,8 @@
 #   3. a Go toolchain (the control plane and the differential oracles are built from the Go module proxy);
 #   4. etcd, kube-apiserver, kube-controller-manager via scripts/build-control-plane.sh (cached by version
 #      under ~/.cache/ehpa-adapter; the first build takes ~8 minutes on 2 cores and says so).
+#   5. prometheus-adapter via scripts/build-prometheus-adapter.sh (same cache; ~3 minutes the first time),
+#      for the exporter-mode e2e test (test/e2e/prometheus-adapter.test.ts).
 # Each step is quick when already done. A step that cannot be done prints one line saying what to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,3 +27,8 @@ if ! bash scripts/build-control-plane.sh --check >/dev/null 2>&1; then
   echo "setup: building etcd, kube-apiserver and kube-controller-manager with Go (first time only, ~8 min on 2 cores; cached under ${EHPA_CACHE_DIR:-$HOME/.cache/ehpa-adapter})"
 fi
 echo "setup: control-plane binaries in $(bash scripts/build-control-plane.sh | tail -n 1)"
+
+if ! bash scripts/build-prometheus-adapter.sh --check >/dev/null 2>&1; then
+  echo "setup: building prometheus-adapter with Go (first time only, ~3 min on 2 cores; cached under ${EHPA_CACHE_DIR:-$HOME/.cache/ehpa-adapter})"
+fi
+echo "setup: prometheus-adapter at $(bash scripts/build-prometheus-adapter.sh | tail -n 1)"

@@ -9,7 +9,7 @@ import { AuthorizationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/clie
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { IANAZone } from 'luxon';
-import type { FlagsOf } from '../config/flags.ts';
+import { UsageError, type FlagsOf } from '../config/flags.ts';
 import type { ADAPTER_FLAGS } from './flags.ts';
 
 type AdapterFlags = FlagsOf<typeof ADAPTER_FLAGS>;
@@ -86,6 +86,26 @@ export async function loadRequestHeaderConfig(flags: AdapterFlags, kubeConfig?: 
   return (await openTrustSource(flags, kubeConfig)).initial;
 }
 
+/**
+ * The remote adapter's URL from either flag shape: ours (`--remote-adapter=https://…`) or Crane's metric-adapter
+ * (`--remote-adapter=true --remote-adapter-service-namespace=ns --remote-adapter-service-name=n
+ * [--remote-adapter-service-port=6443]`, which Crane turns into https://<name>.<namespace>.svc:<port>,
+ * gocrane/crane pkg/metricprovider/remote.go). `false` or unset: no remote adapter. Crane also skips the
+ * certificate check there; we do not, unless --remote-adapter-insecure says so.
+ */
+export function remoteAdapterUrl(flags: Pick<AdapterFlags, 'remote-adapter' | 'remote-adapter-service-namespace' | 'remote-adapter-service-name' | 'remote-adapter-service-port'>): string | undefined {
+  const v = flags['remote-adapter'];
+  const ns = flags['remote-adapter-service-namespace'];
+  const name = flags['remote-adapter-service-name'];
+  if (v === undefined || v === '' || v === 'false') return undefined;
+  if (v === 'true') {
+    if (!ns || !name) throw new UsageError('--remote-adapter=true needs --remote-adapter-service-namespace and --remote-adapter-service-name');
+    return `https://${name}.${ns}.svc:${flags['remote-adapter-service-port']}`;
+  }
+  if (ns || name) throw new UsageError('--remote-adapter is a URL here: give either the URL or --remote-adapter=true with the --remote-adapter-service-* flags');
+  return v;
+}
+
 export interface AdapterDeps {
   kubeConfig?: KubeConfig;
   sources: AdapterSources;
@@ -100,6 +120,13 @@ export interface AdapterDeps {
   trustPollMs?: number;
 }
 
+/** The zone `timezone: Local` means: --cron-local-timezone, else the process zone, else UTC. */
+export function resolveLocalZone(flag: string | undefined): string {
+  const localZone = flag ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
+  if (!IANAZone.isValidZone(localZone)) throw new Error(`--cron-local-timezone: unknown time zone "${localZone}"`);
+  return localZone;
+}
+
 export async function startAdapterFromFlags(flags: AdapterFlags, deps: AdapterDeps): Promise<MetricsAdapterHandle> {
   const trustSource = await openTrustSource(flags, deps.kubeConfig);
   const requestHeader = trustSource.initial;
@@ -108,12 +135,11 @@ export async function startAdapterFromFlags(flags: AdapterFlags, deps: AdapterDe
     if (!deps.kubeConfig) throw new Error('the metrics adapter needs a cluster connection for SubjectAccessReviews');
     authorizer = new SubjectAccessReviewAuthorizer(deps.kubeConfig.makeApiClient(AuthorizationV1Api));
   }
-  const remoteUrl = flags['remote-adapter'];
+  const remoteUrl = remoteAdapterUrl(flags);
   const tokenFile = flags['remote-adapter-token-file'];
   const caFile = flags['remote-adapter-ca-file'];
   const str = (k: 'cron-local-timezone' | 'tls-cert-file' | 'tls-private-key-file' | 'adapter-service-name' | 'adapter-service-namespace') => flags[k];
-  const localZone = str('cron-local-timezone') ?? Intl.DateTimeFormat().resolvedOptions().timeZone ?? 'UTC';
-  if (!IANAZone.isValidZone(localZone)) throw new Error(`--cron-local-timezone: unknown time zone "${localZone}"`);
+  const localZone = resolveLocalZone(str('cron-local-timezone'));
   const handle = await startMetricsAdapter(
     {
       securePort: flags['secure-port'],
@@ -123,7 +149,8 @@ export async function startAdapterFromFlags(flags: AdapterFlags, deps: AdapterDe
       certDir: flags['cert-dir'],
       ...(str('adapter-service-name') ? { serviceName: str('adapter-service-name') } : {}),
       ...(str('adapter-service-namespace') ? { serviceNamespace: str('adapter-service-namespace') } : {}),
-      predictionFallback: flags['prediction-fallback'] as 'observed' | 'error',
+      // 'unavailable' is the name that says what it does; 'error' stays accepted (the old name).
+      predictionFallback: flags['prediction-fallback'] === 'observed' ? 'observed' : 'error',
       ...(remoteUrl
         ? {
             remoteAdapter: {
@@ -142,6 +169,7 @@ export async function startAdapterFromFlags(flags: AdapterFlags, deps: AdapterDe
       limits: { maxConnections: flags['max-connections'] },
       now: deps.now ?? Date.now,
       localZone,
+      cronSemantics: flags['cron-semantics'],
       // Logged, and passed on at most once per EHPA and reason every 5 minutes (the HPA asks every 15 s).
       onPredictionFallback: dedupedFallbackListener(
         (e) => {

@@ -7,7 +7,8 @@ import type { Registry } from 'prom-client';
 import type { FlagSpec, FlagsOf } from '../config/flags.ts';
 import { prometheusOptionsFromFlags, type PROMETHEUS_FLAGS } from '../prometheus/flags.ts';
 import { ADAPTER_FLAGS } from '../adapter/flags.ts';
-import { startAdapterFromFlags } from '../adapter/start-from-flags.ts';
+import { resolveLocalZone, startAdapterFromFlags } from '../adapter/start-from-flags.ts';
+import { registerCraneExporter } from '../adapter/crane-exporter.ts';
 import type { MetricsAdapterHandle } from '../adapter/server.ts';
 import type { AdapterSources } from '../adapter/providers/sources.ts';
 import { observedPodCpuMillis } from '../adapter/observed-usage.ts';
@@ -19,6 +20,10 @@ import type { KubeContext } from './serve-controllers.ts';
 
 export const SERVE_ADAPTER_FLAGS = [
   { name: 'adapter', type: 'bool', default: true, help: 'serve custom.metrics.k8s.io and external.metrics.k8s.io on --secure-port' },
+  {
+    name: 'crane-exporter', type: 'bool', default: true,
+    help: 'export crane_autoscaling_cron and crane_autoscaling_prediction on /metrics for prometheus-adapter (manifests/components/prometheus-adapter); with --adapter=false this is how the HPA gets them',
+  },
   ...ADAPTER_FLAGS,
 ] as const satisfies readonly FlagSpec[];
 
@@ -69,4 +74,24 @@ export async function startAdapterInServe(o: {
     },
   });
   return Object.assign(handle, { cachesSynced: reads.synced });
+}
+
+/**
+ * Exporter mode: the two Crane series on the operations port's /metrics, computed on scrape from the shared
+ * caches (registers the EHPA, TSP and pod informers if no other loop has; the caller starts them).
+ */
+export function registerCraneExporterInServe(o: {
+  flags: FlagsOf<typeof SERVE_ADAPTER_FLAGS>;
+  ctx: KubeContext;
+  registry: Registry;
+  now?: () => number;
+}): void {
+  const reads = clusterReads(o.ctx);
+  registerCraneExporter(o.registry, {
+    sources: reads,
+    localZone: resolveLocalZone(o.flags['cron-local-timezone']),
+    semantics: o.flags['cron-semantics'],
+    now: o.now ?? Date.now,
+    ready: reads.synced,
+  });
 }

@@ -6,7 +6,7 @@ import { UsageError } from '../config/flags.ts';
 import { LOG_LEVELS, createLogger } from '../observability/logger.ts';
 import { createMetricsRegistry } from '../observability/metrics-registry.ts';
 import { startHealthServer, type ReadinessCheck } from '../observability/health-server.ts';
-import { SERVE_ADAPTER_FLAGS, startAdapterInServe } from './serve-adapter.ts';
+import { SERVE_ADAPTER_FLAGS, registerCraneExporterInServe, startAdapterInServe } from './serve-adapter.ts';
 import type { MetricsAdapterHandle } from '../adapter/server.ts';
 import { CONTROLLER_FLAGS, KUBE_FLAGS, clusterConfigured, createKubeContext, leaderElectionTiming, parseControllerList, startControllers, userPromqlPolicy, type RunningControllers } from './serve-controllers.ts';
 import { prometheusOptionsFromFlags } from '../prometheus/flags.ts';
@@ -53,6 +53,12 @@ export const serveCommand = defineCommand({
       ctx.informers.startAll();
       readiness.set('adapter-caches', () => (started.cachesSynced() ? { ok: true } : { ok: false, reason: 'informer caches not synced' }));
       log.info({ port: adapter.port }, 'metrics adapter listening');
+    }
+    if (flags['crane-exporter'] && ctx) {
+      // Exporter mode (prometheus-adapter owns external.metrics.k8s.io): computed on scrape from the caches,
+      // so they run even when neither the adapter nor any controller does (`--adapter=false --controllers=`).
+      registerCraneExporterInServe({ flags, ctx, registry });
+      ctx.informers.startAll();
     }
     const health = await startHealthServer({
       port: flags['metrics-port'],

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { cumulativeCpuSeconds, parseTraceCsv, shiftTrace, toOpenMetrics } from './harness/openmetrics.ts';
 import { applyJsonPatch } from './harness/manifests.ts';
-import { prometheusYaml } from './harness/prometheus.ts';
+import { fileSdJson, prometheusYaml } from './harness/prometheus.ts';
 
 describe('e2e harness: pure helpers', () => {
   it('parses a ts,value CSV with a header and rejects a malformed line with its number', () => {
@@ -53,5 +53,14 @@ describe('e2e harness: pure helpers', () => {
     expect(y).to.contain("targets: ['127.0.0.1:1234']");
     expect(y).to.contain('honor_labels: true');
     expect(y).to.match(/target_label: instance\n\s+replacement: e2e-node/);
+  });
+
+  it('adds the file_sd job "extra" only when asked; its targets carry their metrics path as __metrics_path__', () => {
+    expect(prometheusYaml({ exporterPort: 1234, scrapeIntervalSeconds: 1 })).not.to.contain('file_sd_configs');
+    const y = prometheusYaml({ exporterPort: 1234, scrapeIntervalSeconds: 1, extraTargetsFile: '/tmp/x/extra.json' });
+    expect(y).to.contain("job_name: extra\n    file_sd_configs:\n      - files: ['/tmp/x/extra.json']");
+    expect(JSON.parse(fileSdJson([{ target: '127.0.0.1:9', metricsPath: '/m', labels: { a: 'b' } }]))).to.deep.equal([
+      { targets: ['127.0.0.1:9'], labels: { a: 'b', __metrics_path__: '/m' } },
+    ]);
   });
 });

@@ -15,7 +15,40 @@ export const PREDICTION_METRIC_HEAD = 'crane_autoscaling_prediction';
 
 const KEYS = ['targetKind', 'targetName', 'targetNamespace', 'resourceIdentifier'] as const;
 
-function tspTargets(t: TimeSeriesPrediction, kind: string, name: string, namespace: string): boolean {
+/** The target the selector names: an EHPA's scaleTargetRef and namespace. */
+export interface PredictionTarget {
+  kind: string;
+  name: string;
+  namespace: string;
+}
+
+export type PredictionAnswer =
+  | { ok: true; milli: bigint; tsp: TimeSeriesPrediction }
+  | { ok: false; status: 404; message: string }
+  | { ok: false; status: 503; reason: 'PredictionMissing' | 'PredictionNotReady' | 'PredictionOutdated'; message: string };
+
+/**
+ * The value `crane_autoscaling_prediction{target…, resourceIdentifier}` has at `nowMs`, from the TSPs of one
+ * namespace. Pure; shared by the adapter (which answers it) and the exporter (which publishes it for
+ * prometheus-adapter), so both paths give the HPA the same number.
+ */
+export function predictionAnswer(tsps: readonly TimeSeriesPrediction[], target: PredictionTarget, rid: string, nowMs: number): PredictionAnswer {
+  const { kind, name, namespace } = target;
+  const candidates = tsps.filter((t) => tspTargets(t, kind, name, namespace));
+  // Crane reads the first match only; we prefer the one that forecasts this resourceIdentifier.
+  const tsp = candidates.find((t) => t.status?.predictionMetrics?.some((m) => m.resourceIdentifier === rid)) ?? candidates[0];
+  if (!tsp) return { ok: false, status: 404, message: `there is no TimeSeriesPrediction for ${kind} ${namespace}/${name}` };
+  const fail = (reason: 'PredictionMissing' | 'PredictionNotReady' | 'PredictionOutdated', message: string): PredictionAnswer =>
+    ({ ok: false, status: 503, reason, message: `TimeSeriesPrediction ${tsp.metadata.namespace}/${tsp.metadata.name}: ${message}` });
+  const series = readyPredictionSeries(tsp, rid);
+  if (!series.ok) return fail(series.problem.reason === 'NotReady' ? 'PredictionNotReady' : 'PredictionMissing', series.problem.message);
+  const r = maxForecastInWindow(series.metric, nowMs, tsp.spec.predictionWindowSeconds);
+  if (!r.ok) return fail('PredictionOutdated', r.problem.message);
+  return { ok: true, milli: toMilli(Number(r.largest.toPrecision(7))), tsp };
+}
+
+/** Whether `t` forecasts the workload `kind namespace/name` (by the EHPA's labels or its targetRef). */
+export function tspTargets(t: TimeSeriesPrediction, kind: string, name: string, namespace: string): boolean {
   const l = t.metadata.labels ?? {};
   if (l['app.kubernetes.io/target-kind'] === kind && l['app.kubernetes.io/target-name'] === name && l['app.kubernetes.io/target-namespace'] === namespace) return true;
   const ref = t.spec?.targetRef;
@@ -31,19 +64,13 @@ export function predictionProvider(opts: { sources: AdapterSources; metrics?: Ad
       const missing = KEYS.filter((_, i) => want[i] === undefined);
       if (missing.length) throw badRequest(`metric ${PREDICTION_METRIC_HEAD} needs labelSelector with ${missing.map((k) => `${k}=…`).join(', ')}`);
       const [kind, name, namespace, rid] = want as [string, string, string, string];
-      const candidates = (await opts.sources.listTsps(q.namespace)).filter((t) => tspTargets(t, kind, name, namespace));
-      // Crane reads the first match only; we prefer the one that forecasts this resourceIdentifier.
-      const tsp = candidates.find((t) => t.status?.predictionMetrics?.some((m) => m.resourceIdentifier === rid)) ?? candidates[0];
-      if (!tsp) throw notFound(`there is no TimeSeriesPrediction for ${kind} ${namespace}/${name}`);
-      const series = readyPredictionSeries(tsp, rid);
-      const fail = (reason: string, message: string) => {
-        opts.metrics?.fallbacks.inc({ metric: PREDICTION_METRIC_HEAD, reason, outcome: 'error' });
-        return unavailable(`TimeSeriesPrediction ${tsp.metadata.namespace}/${tsp.metadata.name}: ${message}`);
-      };
-      if (!series.ok) throw fail(series.problem.reason === 'NotReady' ? 'PredictionNotReady' : 'PredictionMissing', series.problem.message);
-      const r = maxForecastInWindow(series.metric, q.nowMs, tsp.spec.predictionWindowSeconds);
-      if (!r.ok) throw fail('PredictionOutdated', r.problem.message);
-      return [{ labels: q.selector.toLabelSelector()?.matchLabels ?? {}, milli: toMilli(Number(r.largest.toPrecision(7))) }];
+      const a = predictionAnswer(await opts.sources.listTsps(q.namespace), { kind, name, namespace }, rid, q.nowMs);
+      if (!a.ok && a.status === 404) throw notFound(a.message);
+      if (!a.ok) {
+        opts.metrics?.fallbacks.inc({ metric: PREDICTION_METRIC_HEAD, reason: a.reason, outcome: 'error' });
+        throw unavailable(a.message);
+      }
+      return [{ labels: q.selector.toLabelSelector()?.matchLabels ?? {}, milli: a.milli }];
     },
   };
 }

@@ -14,7 +14,11 @@ export interface AdapterRoute {
   namespace: string;
   serviceName: string;
   port: number;
+  /** Only these API groups (default: all three APIServices), e.g. ['external.metrics.k8s.io']. */
+  groups?: readonly string[];
 }
+
+const servicesOf = (groups: readonly string[] | undefined) => METRICS_API_SERVICES.filter((s) => !groups || groups.includes(s.group));
 
 async function upsert(api: RestClient, collection: string, name: string, body: unknown): Promise<void> {
   const r = await api.request('PATCH', `${collection}/${name}?fieldManager=ehpa-e2e&force=true`, {
@@ -34,7 +38,7 @@ export async function registerAdapterRoute(api: RestClient, route: AdapterRoute)
     metadata: { name: route.serviceName, namespace: route.namespace },
     spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'https', port: route.port, protocol: 'TCP' }] },
   });
-  for (const s of METRICS_API_SERVICES) {
+  for (const s of servicesOf(route.groups)) {
     const name = `${s.version}.${s.group}`;
     await upsert(api, '/apis/apiregistration.k8s.io/v1/apiservices', name, {
       apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService',
@@ -61,8 +65,8 @@ interface ApiServiceStatus {
 }
 
 /** Wait until the aggregator reports every metrics APIService Available (it probes the adapter itself). */
-export async function waitAdapterAvailable(api: RestClient, timeoutMs = 60_000): Promise<void> {
-  for (const s of METRICS_API_SERVICES) {
+export async function waitAdapterAvailable(api: RestClient, timeoutMs = 60_000, groups?: readonly string[]): Promise<void> {
+  for (const s of servicesOf(groups)) {
     const name = `${s.version}.${s.group}`;
     let last = '';
     await waitFor(`APIService ${name} Available`, async () => {

@@ -1,6 +1,7 @@
 // Where the binaries come from: etcd, kube-apiserver and kube-controller-manager from
 // scripts/build-control-plane.sh (KUBEBUILDER_ASSETS, else the version-keyed cache, else a Go build; its
-// last stdout line is the directory), Prometheus, promtool and openssl from PATH (Debian packages).
+// last stdout line is the directory), prometheus-adapter from scripts/build-prometheus-adapter.sh (same
+// cache; its last line is the binary), Prometheus, promtool and openssl from PATH (Debian packages).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,4 +53,21 @@ export function locateBinaries(): Promise<Binaries> {
     cached = undefined;
   });
   return cached;
+}
+
+let adapterBinary: Promise<string> | undefined;
+
+/** prometheus-adapter from scripts/build-prometheus-adapter.sh (cache keyed by version, else a Go build). */
+export function prometheusAdapterBinary(): Promise<string> {
+  adapterBinary ??= new Promise<string>((resolve, reject) => {
+    execFile('bash', [join(REPO_ROOT, 'scripts/build-prometheus-adapter.sh')], { cwd: REPO_ROOT, maxBuffer: 64 << 20, timeout: 30 * 60_000 }, (err, stdout, stderr) => {
+      const last = stdout.trim().split('\n').pop()?.trim() ?? '';
+      if (err || !last) reject(new Error(`scripts/build-prometheus-adapter.sh failed: ${err?.message ?? 'no path printed'}\n${stderr.slice(-4000)}`));
+      else resolve(last);
+    });
+  });
+  adapterBinary.catch(() => {
+    adapterBinary = undefined;
+  });
+  return adapterBinary;
 }

@@ -2,7 +2,7 @@
 // etcd, kube-apiserver (aggregation layer on), kube-controller-manager (the real HPA), a kubelet stand-in,
 // Prometheus with backfilled history and a live usage exporter, and helpers to run the adapter as its own
 // process behind the aggregator. Everything binds 127.0.0.1; everything is torn down by stop().
-import { mkdtemp, mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -14,7 +14,7 @@ import { startKubeletStandin, type KubeletStandin } from './kubelet-standin.ts';
 import { finalCpuSeconds, parseTraceCsv, shiftTrace, type BackfillSeries } from './openmetrics.ts';
 import { freePort, freePorts } from './ports.ts';
 import { tailLog, type ManagedProcess } from './processes.ts';
-import { backfill, startPrometheusServer, startUsageExporter, type PrometheusConfig, type Usage, type UsageExporter } from './prometheus.ts';
+import { backfill, fileSdJson, startPrometheusServer, startUsageExporter, type PrometheusConfig, type ScrapeTarget, type Usage, type UsageExporter } from './prometheus.ts';
 import { restClient, type RestClient } from './rest.ts';
 import { registerAdapterRoute, unregisterAdapterRoute, waitAdapterAvailable, type AdapterRoute } from './aggregation.ts';
 import { startAdapterProcess, type AdapterProcess } from './adapter-process.ts';
@@ -100,6 +100,8 @@ export interface Cluster {
   /** Set live usage of a container (CPU cores, working-set bytes); Prometheus scrapes it within ~1 s. */
   setUsage(namespace: string, pod: string, container: string, usage: Usage): void;
   removeUsage(namespace: string, pod: string, container?: string): void;
+  /** Targets Prometheus scrapes besides the usage exporter (job "extra"), e.g. ehpa-adapter's /metrics; replaces the previous list. */
+  setExtraScrapeTargets(targets: readonly ScrapeTarget[]): Promise<void>;
   /** Export any other gauge for Prometheus to scrape (value undefined: stop exporting it). */
   setGauge(name: string, labels: Record<string, string>, value: number | undefined): void;
   /** A client identity signed by the cluster CA (CN = user, O = groups). */
@@ -111,9 +113,10 @@ export interface Cluster {
   stopControllerManager(): Promise<void>;
   startControllerManager(): Promise<void>;
   /** ExternalName Service + the three metrics APIServices pointing at `port` (default adapterPort). */
-  routeMetricsApisToAdapter(opts?: { port?: number; namespace?: string; serviceName?: string }): Promise<AdapterRoute>;
+  routeMetricsApisToAdapter(opts?: { port?: number; namespace?: string; serviceName?: string; groups?: readonly string[] }): Promise<AdapterRoute>;
   unrouteMetricsApis(): Promise<void>;
-  waitMetricsApisAvailable(timeoutMs?: number): Promise<void>;
+  /** `groups` narrows the wait to those API groups (default all three). */
+  waitMetricsApisAvailable(timeoutMs?: number, groups?: readonly string[]): Promise<void>;
   /** `node bin/ehpa-adapter.js serve` with KUBECONFIG = the adapter identity (or `kubeconfigPath`). */
   startAdapterProcess(opts?: { args?: string[]; env?: NodeJS.ProcessEnv; kubeconfigPath?: string; name?: string; waitPath?: string | null }): Promise<AdapterProcess>;
   /** Log tails of every component, for failure reports. */
@@ -163,7 +166,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     // Prometheus (backfill + start) runs alongside the control plane's start-up.
     const promEnabled = opts.prometheus ?? true;
     const promCfg: PrometheusConfig | undefined = promEnabled
-      ? { binary: binaries.prometheus, dataDir: join(dir, 'prometheus-data'), port: promPort, exporterPort: 0, scrapeIntervalSeconds: opts.scrapeIntervalSeconds ?? 1, configDir: join(dir, 'prometheus'), logDir }
+      ? { binary: binaries.prometheus, dataDir: join(dir, 'prometheus-data'), port: promPort, exporterPort: 0, scrapeIntervalSeconds: opts.scrapeIntervalSeconds ?? 1, configDir: join(dir, 'prometheus'), logDir, extraTargetsFile: join(dir, 'prometheus', 'extra-targets.json') }
       : undefined;
     let prometheusMs = 0;
     const backfilled: Cluster['backfilled'] = [];
@@ -252,6 +255,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       removeUsage(ns, pod, container) {
         exporter?.remove(ns, pod, container);
       },
+      async setExtraScrapeTargets(targets) {
+        if (!promCfg?.extraTargetsFile) throw new Error('Prometheus is disabled in this cluster');
+        await writeFile(promCfg.extraTargetsFile, fileSdJson(targets));
+      },
       setGauge(name, labels, value) {
         if (!exporter) throw new Error('Prometheus is disabled in this cluster');
         exporter.setGauge(name, labels, value);
@@ -280,12 +287,15 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         procs.kcm = await startControllerManager(kcmCfg);
       },
       async routeMetricsApisToAdapter(o = {}) {
-        const route = { namespace: o.namespace ?? 'ehpa-system', serviceName: o.serviceName ?? 'ehpa-adapter-loopback', port: o.port ?? adapterPort };
+        const route = {
+          namespace: o.namespace ?? 'ehpa-system', serviceName: o.serviceName ?? 'ehpa-adapter-loopback', port: o.port ?? adapterPort,
+          ...(o.groups ? { groups: o.groups } : {}),
+        };
         await registerAdapterRoute(admin, route);
         return route;
       },
       unrouteMetricsApis: () => unregisterAdapterRoute(admin),
-      waitMetricsApisAvailable: (timeoutMs) => waitAdapterAvailable(admin, timeoutMs),
+      waitMetricsApisAvailable: (timeoutMs, groups) => waitAdapterAvailable(admin, timeoutMs, groups),
       async startAdapterProcess(o = {}) {
         const a = await startAdapterProcess({
           kubeconfigPath: o.kubeconfigPath ?? adapterIdentity.kubeconfigPath, logDir,

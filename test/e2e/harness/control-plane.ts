@@ -114,6 +114,8 @@ export const CONTROLLERS = [
   'deployment-controller', 'replicaset-controller', 'horizontal-pod-autoscaler-controller',
   'garbage-collector-controller', 'namespace-controller', 'serviceaccount-controller',
   'serviceaccount-token-controller', 'root-ca-certificate-publisher-controller',
+  // Folds aggregate-to-edit/view ClusterRoles (manifests/rbac-tenant-roles.yaml) into the built-in roles.
+  'clusterrole-aggregation-controller',
 ];
 
 /**

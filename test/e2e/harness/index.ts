@@ -1,8 +1,8 @@
 // Public surface of the end-to-end harness (see README.md in this directory).
 export { startCluster, type Cluster, type ClusterOptions, type TraceBackfill, type StartTimings, type UserIdentity } from './cluster.ts';
-export { locateBinaries, controlPlaneDir, REPO_ROOT, type Binaries } from './binaries.ts';
+export { locateBinaries, controlPlaneDir, prometheusAdapterBinary, REPO_ROOT, type Binaries } from './binaries.ts';
 export { restClient, type RestClient, type RawResponse } from './rest.ts';
-export { queryRange, queryInstant, SCRAPE_LABELS, type Usage } from './prometheus.ts';
+export { queryRange, queryInstant, SCRAPE_LABELS, type Usage, type ScrapeTarget } from './prometheus.ts';
 export { parseTraceCsv, shiftTrace, toOpenMetrics, cumulativeCpuSeconds } from './openmetrics.ts';
 export { METRICS_API_SERVICES } from './aggregation.ts';
 export { loadKustomization, applyObjects, applyComponent, MANIFESTS_DIR } from './manifests.ts';

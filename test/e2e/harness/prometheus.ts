@@ -121,9 +121,30 @@ export interface PrometheusConfig {
   scrapeIntervalSeconds: number;
   configDir: string;
   logDir: string;
+  /** Optional file_sd file for targets added after start-up (job "extra"); written as [] when missing. */
+  extraTargetsFile?: string;
 }
 
-export function prometheusYaml(cfg: Pick<PrometheusConfig, 'exporterPort' | 'scrapeIntervalSeconds'>): string {
+/** One extra target Prometheus scrapes, e.g. ehpa-adapter's operations port (`127.0.0.1:<port>`). */
+export interface ScrapeTarget {
+  target: string;
+  /** Default /metrics. */
+  metricsPath?: string;
+  labels?: Record<string, string>;
+}
+
+/** The file_sd JSON for `targets` (Prometheus watches the file and picks changes up within a scrape or two). */
+export function fileSdJson(targets: readonly ScrapeTarget[]): string {
+  return JSON.stringify(targets.map((t) => ({
+    targets: [t.target],
+    labels: { ...(t.labels ?? {}), ...(t.metricsPath ? { __metrics_path__: t.metricsPath } : {}) },
+  })));
+}
+
+export function prometheusYaml(cfg: Pick<PrometheusConfig, 'exporterPort' | 'scrapeIntervalSeconds' | 'extraTargetsFile'>): string {
+  const extra = cfg.extraTargetsFile
+    ? ['  - job_name: extra', '    file_sd_configs:', `      - files: ['${cfg.extraTargetsFile}']`, '        refresh_interval: 1s']
+    : [];
   return [
     'global:',
     `  scrape_interval: ${cfg.scrapeIntervalSeconds}s`,
@@ -137,6 +158,7 @@ export function prometheusYaml(cfg: Pick<PrometheusConfig, 'exporterPort' | 'scr
     '    relabel_configs:',
     '      - target_label: instance',
     `        replacement: ${SCRAPE_LABELS.instance}`,
+    ...extra,
     '',
   ].join('\n');
 }
@@ -145,6 +167,9 @@ export async function startPrometheusServer(cfg: PrometheusConfig): Promise<Mana
   await mkdir(cfg.configDir, { recursive: true });
   const configPath = join(cfg.configDir, 'prometheus.yml');
   await writeFile(configPath, prometheusYaml(cfg));
+  if (cfg.extraTargetsFile) await writeFile(cfg.extraTargetsFile, '[]', { flag: 'wx' }).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EEXIST') throw e;
+  });
   const proc = startProcess({
     name: 'prometheus',
     command: cfg.binary,
