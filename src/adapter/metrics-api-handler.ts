@@ -119,7 +119,7 @@ export function createMetricsApiHandler(deps: HandlerDeps) {
       // An unexpected error's text can carry internals (URLs, paths, other tenants' names): it goes to the log
       // above, the caller gets a generic 500.
       const message = code === 500 && !(e instanceof MetricError) ? 'internal error (see the adapter log)' : (e as Error).message;
-      if (!res.headersSent) send(res, req, code, statusBody(code, message));
+      if (!res.headersSent) send(res, req, code, statusBody(code, message, e instanceof MetricError ? e.details : undefined));
       else res.destroy();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -16,6 +16,7 @@ import { loadOrCreateServingCert, serviceDnsNames } from './serving-cert.ts';
 import { createRemoteAdapter, type RemoteAdapterOptions } from './remote-adapter.ts';
 import { podCpuProvider } from './providers/pod-cpu-provider.ts';
 import { cronProvider } from './providers/cron-provider.ts';
+import type { CronSemantics } from '../metric-values/cron-replicas.ts';
 import { predictionProvider } from './providers/prediction-provider.ts';
 import type { AdapterSources, FallbackListener } from './providers/sources.ts';
 
@@ -39,6 +40,8 @@ export interface MetricsAdapterOptions {
   wallClock?: () => number;
   /** IANA zone meant by a cron's `timezone: Local`. */
   localZone: string;
+  /** Crane generation whose cron rules the cron metric follows (--cron-semantics; default 'v0.7'). */
+  cronSemantics?: CronSemantics;
   onPredictionFallback?: FallbackListener;
   ready?: () => boolean;
   /** Serve GET /metrics (after authorization) from this registry. */
@@ -101,7 +104,7 @@ export async function startMetricsAdapter(
     authenticate: (req) => authenticator.authenticate(req),
     authorizer,
     custom: [podCpuProvider({ sources, fallback: options.predictionFallback, metrics, ...(options.onPredictionFallback ? { onFallback: options.onPredictionFallback } : {}) })],
-    external: [cronProvider({ sources, localZone: options.localZone }), predictionProvider({ sources, metrics })],
+    external: [cronProvider({ sources, localZone: options.localZone, ...(options.cronSemantics ? { semantics: options.cronSemantics } : {}) }), predictionProvider({ sources, metrics })],
     ...(remote ? { remote } : {}),
     metrics,
     now: options.now,

@@ -1,13 +1,21 @@
 // Is a cron window open at instant `now`? Crane's rule (docs/crane-behaviour.md §C.5.1) asks whether the
-// next end comes before the next start. We use the window form of that rule: a window opens at a start S and
-// closes at the first end at or after S; the cron is active when the latest start S <= now has no end in
-// [S, now]. It agrees with Crane whenever starts and ends alternate, and is precise where they do not:
-// identical start and end give empty windows (never active; Crane's `<=` makes them active forever), a second
-// end before the next start does not reopen the window, and windows crossing midnight or weeks need nothing
-// special.
+// next end comes no later than the next start. We use the window form of that rule: a window opens at a
+// start S and closes at the first end at or after S; the cron is active when the latest start S <= now has
+// no end in [S, now]. It agrees with Crane whenever starts and ends alternate, and where they do not we keep
+// the window form (a second end before the next start does not reopen the window; windows crossing
+// midnight or weeks need nothing special). Two cases follow Crane's rule itself, because the window form
+// has no answer Crane would recognise:
+//   - start and end are the same schedule (same instants, whatever the spelling: `0 9 * * *`, `0 9 ? * *`):
+//     the next start and the next end always coincide, and Crane's `<=` makes the cron active at every
+//     instant. gocrane/crane pkg/metricprovider/cron_trigger.go is the same file from v0.4 to HEAD, so this
+//     holds under both --cron-semantics.
+//   - `@every <d>` on either side: robfig's constant-delay schedule has no anchor in wall-clock time, its
+//     next occurrence is always now's whole second plus d, so the cron is active exactly when an end comes
+//     within that delay (next end <= next start), evaluated afresh at each instant.
 //
 // Time zones: an IANA name, "UTC", "" (UTC) or "Local" (the process zone, passed in so the core never reads
-// the environment); unset means UTC as the v0.2–v0.7 docs say. Occurrences are wall-clock times in the zone.
+// the environment). Unset means UTC under Crane v0.2–v0.7 and its docs, and the adapter's local zone under
+// Crane HEAD (`unset: 'Local'`, --cron-semantics=head). Occurrences are wall-clock times in the zone.
 // DST: a wall time inside a spring-forward gap happens at the same offset after the gap (02:30 → 03:30), so
 // the window still opens that day (robfig skips it for the day); a wall time repeated at fall-back happens
 // once, at its first occurrence. We compute occurrences ourselves with luxon's zone offsets because
@@ -30,9 +38,13 @@ export interface CronWindowSpec {
 // request. Zone names are few; the answers are kept (bounded like the caches below).
 const zoneValid = new Map<string, boolean>();
 
+/** What an unset `timezone` means: UTC (Crane v0.2–v0.7, Crane's docs) or the local zone (Crane HEAD). */
+export type UnsetZone = 'UTC' | 'Local';
+
 /** Resolves a cron's time zone to an IANA name; throws CronWindowError for unknown names. */
-export function resolveCronZone(timezone: string | undefined, localZone: string): string {
-  if (timezone === undefined || timezone === '' || timezone === 'UTC') return 'UTC';
+export function resolveCronZone(timezone: string | undefined, localZone: string, unset: UnsetZone = 'UTC'): string {
+  if (timezone === undefined) return unset === 'Local' ? localZone : 'UTC';
+  if (timezone === '' || timezone === 'UTC') return 'UTC';
   if (timezone === 'Local') return localZone;
   let valid = zoneValid.get(timezone);
   if (valid === undefined) {
@@ -51,6 +63,23 @@ const MAX_DAYS = 5 * 366;
 
 interface Compiled extends StandardCron {
   offsetMin: (ms: number) => number;
+  /** Equal for two expressions exactly when they name the same instants (spelling aside). */
+  identity: string;
+}
+
+/** The instants a parsed expression names, as a comparable text: fields, the day rule resolved, the zone. */
+function scheduleIdentity(c: StandardCron, zone: string): string {
+  if (c.everyMs !== undefined) return `every ${c.everyMs}`;
+  const days: string[] = [];
+  for (let dom = 1; dom <= 31; dom++) {
+    for (let dow = 0; dow <= 6; dow++) {
+      const d = c.daysOfMonth[dom] === true;
+      const w = c.daysOfWeek[dow] === true;
+      days.push((c.dayRule === 'and' ? d && w : d || w) ? '1' : '0');
+    }
+  }
+  const months = c.months.map((m) => (m ? '1' : '0')).join('');
+  return `${zone} ${c.minutes.join(',')} ${c.hours.join(',')} ${months} ${days.join('')}`;
 }
 
 function offsetFunction(zone: string): (ms: number) => number {
@@ -137,10 +166,11 @@ function compile(text: string | undefined, which: 'start' | 'end', zone: string)
     if (e instanceof CronSyntaxError) throw new CronWindowError(`invalid cron ${which}: ${e.message}`);
     throw e;
   }
+  // robfig: a `TZ=` prefix names the zone (an empty one is UTC); "Local" there is the process zone.
   const boundaryZone = parsed.zone === undefined ? zone : resolveCronZone(parsed.zone, zone);
-  const compiled: Compiled = { ...parsed, offsetMin: offsetFunction(boundaryZone) };
+  const compiled: Compiled = { ...parsed, offsetMin: offsetFunction(boundaryZone), identity: scheduleIdentity(parsed, boundaryZone) };
   // A day-of-month that no month has (Feb 30) never matches: say so once instead of scanning each request.
-  if (firstAtOrAfter(compiled, Date.UTC(2000, 0, 1)) === undefined || firstAtOrAfter(compiled, Date.UTC(2030, 0, 1)) === undefined) {
+  if (parsed.everyMs === undefined && (firstAtOrAfter(compiled, Date.UTC(2000, 0, 1)) === undefined || firstAtOrAfter(compiled, Date.UTC(2030, 0, 1)) === undefined)) {
     throw new CronWindowError(`cron ${which} "${text}" never matches a date`);
   }
   if (compiledCache.size >= CACHE_LIMIT) compiledCache.clear();
@@ -149,10 +179,37 @@ function compile(text: string | undefined, which: 'start' | 'end', zone: string)
 }
 
 /** Checks a cron's zone and expressions; throws CronWindowError naming the problem. */
-export function validateCronWindow(cron: CronWindowSpec, localZone: string): void {
-  const zone = resolveCronZone(cron.timezone, localZone);
+export function validateCronWindow(cron: CronWindowSpec, localZone: string, unset: UnsetZone = 'UTC'): void {
+  const zone = resolveCronZone(cron.timezone, localZone, unset);
   compile(cron.start, 'start', zone);
   compile(cron.end, 'end', zone);
+}
+
+/** A cron field that cannot be evaluated, and why (for answers that name the field). */
+export interface CronFieldProblem {
+  field: 'timezone' | 'start' | 'end';
+  message: string;
+}
+
+/** Every field of the cron that cannot be evaluated (empty when cronWindowActive would not throw). */
+export function cronWindowProblems(cron: CronWindowSpec, localZone: string, unset: UnsetZone = 'UTC'): CronFieldProblem[] {
+  let zone: string;
+  try {
+    zone = resolveCronZone(cron.timezone, localZone, unset);
+  } catch (e) {
+    if (!(e instanceof CronWindowError)) throw e;
+    return [{ field: 'timezone', message: e.message }];
+  }
+  const out: CronFieldProblem[] = [];
+  for (const which of ['start', 'end'] as const) {
+    try {
+      compile(cron[which], which, zone);
+    } catch (e) {
+      if (!(e instanceof CronWindowError)) throw e;
+      out.push({ field: which, message: e.message });
+    }
+  }
+  return out;
 }
 
 /** A window's state and the span of time it holds for: [fromMs, untilMs). */
@@ -168,7 +225,23 @@ interface WindowState {
 // zone cost ~0.5 ms per request).
 const stateCache = new Map<string, WindowState>();
 
+/** robfig's `Schedule.Next(t)`: the first occurrence strictly after `nowMs`, at whole-second granularity. */
+function nextAfter(c: Compiled, nowMs: number): number | undefined {
+  const second = Math.floor(nowMs / 1000) * 1000;
+  return c.everyMs !== undefined ? second + c.everyMs : firstAtOrAfter(c, second + 1000);
+}
+
 function windowState(start: Compiled, end: Compiled, nowMs: number): WindowState {
+  if (start.identity === end.identity) return { active: true, fromMs: -Infinity, untilMs: Infinity };
+  if (start.everyMs !== undefined || end.everyMs !== undefined) {
+    // Crane's rule as written (§C.5.1); robfig's zero time for "never" sorts first, so a start that never
+    // comes leaves the cron active and an end that never comes leaves it inactive. Not cached: the answer
+    // may change with every second.
+    const nextStart = nextAfter(start, nowMs);
+    const nextEnd = nextAfter(end, nowMs);
+    const active = nextEnd !== undefined && (nextStart === undefined || nextEnd <= nextStart);
+    return { active, fromMs: nowMs, untilMs: nowMs };
+  }
   const opened = latestAtOrBefore(start, nowMs);
   const closes = opened === undefined ? undefined : firstAtOrAfter(end, opened);
   const active = opened !== undefined && (closes === undefined || closes > nowMs);
@@ -179,14 +252,17 @@ function windowState(start: Compiled, end: Compiled, nowMs: number): WindowState
 }
 
 /** cronWindowActive without the state cache: the reference the cache is tested against. */
-export function cronWindowActiveUncached(cron: CronWindowSpec, nowMs: number, localZone: string): boolean {
-  const zone = resolveCronZone(cron.timezone, localZone);
+export function cronWindowActiveUncached(cron: CronWindowSpec, nowMs: number, localZone: string, unset: UnsetZone = 'UTC'): boolean {
+  const zone = resolveCronZone(cron.timezone, localZone, unset);
   return windowState(compile(cron.start, 'start', zone), compile(cron.end, 'end', zone), nowMs).active;
 }
 
-/** True when `nowMs` lies inside one of the cron's windows. Throws CronWindowError on a bad cron or zone. */
-export function cronWindowActive(cron: CronWindowSpec, nowMs: number, localZone: string): boolean {
-  const zone = resolveCronZone(cron.timezone, localZone);
+/**
+ * True when `nowMs` lies inside one of the cron's windows. Throws CronWindowError on a bad cron or zone.
+ * `unset` says what a cron without `timezone` means (see the top of this file).
+ */
+export function cronWindowActive(cron: CronWindowSpec, nowMs: number, localZone: string, unset: UnsetZone = 'UTC'): boolean {
+  const zone = resolveCronZone(cron.timezone, localZone, unset);
   const start = compile(cron.start, 'start', zone);
   const end = compile(cron.end, 'end', zone);
   const key = `${zone}\u0000${cron.start}\u0000${cron.end}`;
@@ -203,6 +279,5 @@ export function cronWindowActive(cron: CronWindowSpec, nowMs: number, localZone:
  * whole-second granularity, or undefined past five years. Exposed for the differential test against robfig.
  */
 export function nextCronOccurrence(expression: string, afterMs: number, zone: string): number | undefined {
-  const c = compile(expression, 'start', zone);
-  return firstAtOrAfter(c, Math.floor(afterMs / 1000) * 1000 + 1000);
+  return nextAfter(compile(expression, 'start', zone), afterMs);
 }

@@ -1,7 +1,11 @@
 // Crane parses cron windows with robfig/cron v3.0.1 ParseStandard (docs/crane-behaviour.md §C.5.4).
+// Descriptors are matched as robfig's parseDescriptor does (robfig/cron v3.0.1 parser.go): exact,
+// case-sensitive names, and `@every <Go duration>`, a constant delay counted from the time asked about.
 // The npm cron parsers accept a superset of it (seconds, L, #, H, 7 = Sunday), so we parse robfig's grammar here into
 // value sets, including robfig's day rule: if day-of-month or day-of-week carries the star flag (`*`/`?`
 // without a step > 1) a day must match both, otherwise either.
+
+import { parseGoDurationSeconds } from '../gomath/go-time.ts';
 
 export class CronSyntaxError extends Error {
   override name = 'CronSyntaxError';
@@ -44,6 +48,19 @@ export interface StandardCron {
   dayRule: 'and' | 'or';
   /** Zone from a `TZ=`/`CRON_TZ=` prefix, which overrides the cron's own time zone as in robfig. */
   zone?: string;
+  /**
+   * `@every <d>`: robfig's ConstantDelaySchedule, whose Next(t) is t's whole second plus this delay (whole
+   * seconds, at least one). The calendar fields above are then empty: it matches no wall-clock time.
+   */
+  everyMs?: number;
+}
+
+/** robfig v3.0.1 `Every(d)`: at least one second, truncated to whole seconds. Go's ParseDuration syntax. */
+function everyDelayMs(text: string): number {
+  const seconds = parseGoDurationSeconds(text);
+  // Go's ParseDuration refuses what does not fit an int64 of nanoseconds.
+  if (Math.abs(seconds) * 1e9 > 2 ** 63) throw new CronSyntaxError(`time: invalid duration "${text}"`);
+  return seconds < 1 ? 1000 : Math.floor(seconds) * 1000;
 }
 
 function parseValue(text: string, def: FieldDef): number {
@@ -108,17 +125,31 @@ function sorted(values: Set<number>): number[] {
 
 /** Parses a robfig ParseStandard expression; throws CronSyntaxError with the reason. */
 export function parseStandardCron(expression: string): StandardCron {
-  let spec = expression.trim();
+  // robfig's Parse: an empty text is an error; a `TZ=`/`CRON_TZ=` prefix runs to the first space (an empty
+  // zone is UTC, as time.LoadLocation("") is); the rest is trimmed; a leading `@` is a descriptor.
+  if (expression.length === 0) throw new CronSyntaxError('empty spec string');
+  let spec = expression;
   let zone: string | undefined;
-  const tz = /^(?:CRON_TZ|TZ)=(\S+)\s+/.exec(spec);
-  if (tz) {
-    zone = tz[1];
-    spec = spec.slice(tz[0].length).trim();
+  if (spec.startsWith('TZ=') || spec.startsWith('CRON_TZ=')) {
+    const space = spec.indexOf(' ');
+    if (space < 0) throw new CronSyntaxError(`"${expression}": a TZ= prefix must be followed by a space and a schedule`);
+    zone = spec.slice(spec.indexOf('=') + 1, space);
+    spec = spec.slice(space).trim();
   }
   if (spec.startsWith('@')) {
-    if (spec.startsWith('@every')) throw new CronSyntaxError(`"${expression}": @every is not a calendar schedule and cannot bound a window`);
-    const expanded = DESCRIPTORS[spec.toLowerCase()];
-    if (!expanded) throw new CronSyntaxError(`"${expression}": unrecognized descriptor ${spec}`);
+    if (spec.startsWith('@every ')) {
+      let everyMs: number;
+      try {
+        everyMs = everyDelayMs(spec.slice('@every '.length));
+      } catch (e) {
+        throw new CronSyntaxError(`"${expression}": failed to parse duration ${spec}: ${(e as Error).message}`);
+      }
+      const out: StandardCron = { minutes: [], hours: [], daysOfMonth: mask(new Set(), 32), months: mask(new Set(), 13), daysOfWeek: mask(new Set(), 7), dayRule: 'and', everyMs };
+      if (zone !== undefined) out.zone = zone;
+      return out;
+    }
+    const expanded = Object.hasOwn(DESCRIPTORS, spec) ? DESCRIPTORS[spec] : undefined;
+    if (expanded === undefined) throw new CronSyntaxError(`"${expression}": unrecognized descriptor: ${spec}`);
     spec = expanded;
   }
   const parts = spec.split(/\s+/).filter((p) => p !== '');

@@ -17,7 +17,8 @@ import { buildDesiredHpa, hasPredictableCpuMetric, type PodCpuRequests } from '.
 import { buildDesiredTsp } from './desired-tsp.ts';
 import { HPA_API_VERSION, HPA_PLURAL, type HorizontalPodAutoscaler, type Scale, type Substitute } from '../api/autoscaling.ts';
 import { POD_CPU_USAGE_METRIC, ownedObjectName } from '../api/names.ts';
-import { controllerOwnerReference, ownedLabels } from './naming.ts';
+import { CURRENT_METRICS_ANNOTATION, controllerOwnerReference, ownedLabels } from './naming.ts';
+import { currentMetricsAnnotation } from './current-metrics.ts';
 import { summarizeCpuRequests } from './pod-requests.ts';
 import type { PodLike } from '../api/pod.ts';
 import { buildStatus, type StatusInput } from './status.ts';
@@ -146,6 +147,7 @@ export class EhpaReconciler {
         input.failure = conversionProblem;
       }
       await this.writeStatus(ehpa, input);
+      await this.syncCurrentMetrics(ehpa, hpa);
       return requeue;
     } catch (e) {
       if (!(e instanceof Failure)) throw e;
@@ -253,6 +255,22 @@ export class EhpaReconciler {
       if (e instanceof KubeApiError && (e.conflict || e.alreadyExists)) throw e;
       this.d.events.event(ehpa, 'Warning', sub ? 'FailedUpdateSubstitute' : 'FailedCreateSubstitute', (e as Error).message);
       throw new Failure('FailedReconcileSubstitute', (e as Error).message, true);
+    }
+  }
+
+  /**
+   * Crane's current-metrics annotation (current-metrics.ts), after the status write so that write is not
+   * refused for a resourceVersion this patch moved. A merge patch of one annotation leaves the others alone;
+   * a failure is an event, as Crane only logs it, and never fails the reconcile.
+   */
+  private async syncCurrentMetrics(ehpa: EffectiveHorizontalPodAutoscaler, hpa: HorizontalPodAutoscaler | undefined): Promise<void> {
+    const value = currentMetricsAnnotation(hpa);
+    if (value === undefined || ehpa.metadata.annotations?.[CURRENT_METRICS_ANNOTATION] === value) return;
+    const path = resourcePath(EHPA_API_VERSION, EHPA_PLURAL, ehpa.metadata.namespace, ehpa.metadata.name);
+    try {
+      await this.d.client.patch(path, { metadata: { annotations: { [CURRENT_METRICS_ANNOTATION]: value } } });
+    } catch (e) {
+      this.d.events.event(ehpa, 'Warning', 'FailedUpdateCurrentMetrics', (e as Error).message);
     }
   }
 

@@ -9,6 +9,7 @@ import type { PodLike } from '../api/pod.ts';
 import type { TimeSeriesPrediction } from '../api/prediction.ts';
 import { EhpaReconciler } from './reconciler.ts';
 import { createEhpaController } from './controller.ts';
+import { HpaObserver } from './hpa-observer.ts';
 import { propagatedMetadata, type PropagationConfig } from './propagation.ts';
 
 export interface EhpaControllerOptions {
@@ -27,6 +28,10 @@ export function setupEhpaController(ctx: ControllerContext, o: EhpaControllerOpt
   const substitutes = ctx.informers.informer<Substitute>(KINDS.substitute);
   const pods = ctx.informers.informer<PodLike & { metadata: { name: string } }>(KINDS.pod);
   const log = ctx.log.child({ controller: 'ehpa' });
+  let observer: HpaObserver | undefined;
+  hpas.onAdd((h) => observer?.observe(h));
+  hpas.onUpdate((h) => observer?.observe(h));
+  hpas.onDelete((h) => observer?.forget(h));
   return () => {
     const reconciler = new EhpaReconciler({
       client: ctx.client,
@@ -46,6 +51,10 @@ export function setupEhpaController(ctx: ControllerContext, o: EhpaControllerOpt
       previewResyncMs: o.previewResyncMs,
     });
     const runner = createEhpaController({ reconciler, ehpas, owned: [hpas, tsps, substitutes], pods, workers: o.workers, log, observe: ctx.metrics.observe('ehpa') });
+    // Crane's HPA observer series, exported by the leader only (like Crane's craned manager); each term
+    // starts from the cache, and the handlers subscribed once below feed the current term's observer.
+    observer = new HpaObserver(ctx.metrics);
+    for (const h of hpas.list()) observer.observe(h);
     // Objects listed before we subscribed: queue them all once.
     for (const e of ehpas.list()) runner.enqueue(`${e.metadata.namespace}/${e.metadata.name}`);
     return runner;

@@ -68,7 +68,7 @@ export function buildStatus(input: StatusInput): EhpaStatus {
     const f = input.cpuForecast;
     const fallback = f.ok
       ? { type: PREDICTION_FALLBACK, status: 'False' as const, reason: 'ForecastServed', message: 'crane_pod_cpu_usage is served from the forecast' }
-      : { type: PREDICTION_FALLBACK, status: 'True' as const, reason: f.reason, message: `crane_pod_cpu_usage falls back to observed usage (unless --prediction-fallback=error): ${f.message}` };
+      : { type: PREDICTION_FALLBACK, status: 'True' as const, reason: f.reason, message: `crane_pod_cpu_usage falls back to observed usage (unless --prediction-fallback=unavailable): ${f.message}` };
     conditions.push(upsertCondition(prev?.conditions, fallback, nowMs));
   }
   for (const c of hpa?.status?.conditions ?? []) {

@@ -5,8 +5,26 @@ import type { KubeApiClient } from './api-client.ts';
 export interface ControllerMetrics {
   observe(controller: string): (outcome: 'success' | 'error', ms: number) => void;
   setLeader(leading: boolean): void;
-  /** Crane's crane_autoscaling_effective_hpa_replicas: the EHPA's expectReplicas; undefined removes it. */
+  /**
+   * The EHPA's expectReplicas, exported as ehpa_adapter_effective_hpa_replicas and under Crane's name
+   * crane_autoscaling_effective_hpa_replicas; undefined removes both.
+   */
   setExpectReplicas(namespace: string, name: string, replicas: number | undefined): void;
+  /** Crane's HPA observer: crane_autoscaling_hpa_replicas (an HPA's desiredReplicas); undefined removes it. */
+  setHpaReplicas(namespace: string, name: string, replicas: number | undefined): void;
+  /** Crane's HPA observer: crane_autoscaling_hpa_scale_count{type} += 1 for one rescale; `forget` drops an HPA's series. */
+  countHpaScale(namespace: string, name: string, type: 'ehpa' | 'hpa'): void;
+  forgetHpaScales(namespace: string, name: string): void;
+}
+
+// Crane's own series (gocrane/crane pkg/metrics/autoscaling.go, v0.2 to HEAD), same names, help, label names
+// and type (gauges, the scale count too), so Crane's dashboards and alerts keep working.
+function craneSeries(registry: Registry) {
+  return {
+    ehpaReplicas: new Gauge({ name: 'crane_autoscaling_effective_hpa_replicas', help: 'Replicas for Effective HPA', labelNames: ['namespace', 'name'], registers: [registry] }),
+    hpaReplicas: new Gauge({ name: 'crane_autoscaling_hpa_replicas', help: 'Replicas for HPA', labelNames: ['namespace', 'name'], registers: [registry] }),
+    hpaScaleCount: new Gauge({ name: 'crane_autoscaling_hpa_scale_count', help: 'Scale count for HPA', labelNames: ['namespace', 'name', 'type'], registers: [registry] }),
+  };
 }
 
 export function registerControllerMetrics(registry: Registry, client: KubeApiClient): ControllerMetrics {
@@ -29,6 +47,7 @@ export function registerControllerMetrics(registry: Registry, client: KubeApiCli
     labelNames: ['namespace', 'name'],
     registers: [registry],
   });
+  const crane = craneSeries(registry);
   const leader = new Gauge({ name: 'ehpa_adapter_controller_leader', help: '1 while this replica holds the controllers Lease', registers: [registry] });
   new Counter({
     name: 'ehpa_adapter_kube_api_requests_total',
@@ -56,8 +75,18 @@ export function registerControllerMetrics(registry: Registry, client: KubeApiCli
     },
     setLeader: (leading) => leader.set(leading ? 1 : 0),
     setExpectReplicas: (namespace, name, replicas) => {
-      if (replicas === undefined) expect.remove({ namespace, name });
-      else expect.set({ namespace, name }, replicas);
+      for (const g of [expect, crane.ehpaReplicas]) {
+        if (replicas === undefined) g.remove({ namespace, name });
+        else g.set({ namespace, name }, replicas);
+      }
+    },
+    setHpaReplicas: (namespace, name, replicas) => {
+      if (replicas === undefined) crane.hpaReplicas.remove({ namespace, name });
+      else crane.hpaReplicas.set({ namespace, name }, replicas);
+    },
+    countHpaScale: (namespace, name, type) => crane.hpaScaleCount.inc({ namespace, name, type }),
+    forgetHpaScales: (namespace, name) => {
+      for (const type of ['ehpa', 'hpa']) crane.hpaScaleCount.remove({ namespace, name, type });
     },
   };
 }

@@ -310,6 +310,9 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
     expect(m).to.match(/^ehpa_adapter_controller_reconcile_total\{controller="ehpa",outcome="success"\} [1-9]/m);
     expect(m).to.match(/^ehpa_adapter_effective_hpa_replicas\{namespace="ctrl",name="web"\} \d+$/m);
     expect(m).to.match(/^ehpa_adapter_kube_api_requests_total\{method="GET"\} [1-9]/m);
+    // Crane's names too (gocrane/crane pkg/metrics/autoscaling.go), for its dashboards.
+    expect(m).to.match(/^crane_autoscaling_effective_hpa_replicas\{namespace="ctrl",name="web"\} \d+$/m);
+    expect(m).to.match(/^crane_autoscaling_hpa_replicas\{namespace="ctrl",name="ehpa-web"\} \d+$/m);
   });
 
   it('recomputes the converted CPU target when the pods\' requests change (e.g. resized by a VPA)', async () => {

@@ -88,6 +88,12 @@ describe('e2e scenario 1: cron scaling through the real HPA', function () {
     expect(mixedHpa.status!.desiredReplicas).to.equal(3);
     const ehpa = await waitObj(c, ehpaPath(NS, 'solo'), 'EHPA status follows', (o) => o.status?.['expectReplicas'] === 3 && o.status?.['currentReplicas'] === 3);
     expect(ehpa.status!.conditions!.find((x) => x.type === 'Ready')?.status).to.equal('True');
+    // Crane's effective-hpa-current-metrics annotation: the HPA's status.currentMetrics as YAML (yaml.v2 form).
+    const annotated = await waitObj(c, ehpaPath(NS, 'solo'), 'current-metrics annotation written', (o) => o.metadata.annotations?.['autoscaling.crane.io/effective-hpa-current-metrics'] !== undefined);
+    expect(annotated.metadata.annotations!['autoscaling.crane.io/effective-hpa-current-metrics']).to.equal(
+      '- external:\n    current:\n      averageValue: "1"\n    metric:\n      name: crane_autoscaling_cron\n      selector:\n        matchLabels:\n' +
+        `          resourceIdentifier: cron\n          targetKind: Deployment\n          targetName: solo\n          targetNamespace: ${NS}\n  type: External\n`,
+    );
   });
 
   it('after the window: the cron-only Deployment keeps its current replicas, the one with another metric goes to minReplicas', async () => {

@@ -19,7 +19,7 @@ export interface Condition {
 }
 
 export interface Obj {
-  metadata: { name: string; uid: string; resourceVersion?: string; labels?: Record<string, string>; ownerReferences?: { kind: string; name: string; uid: string }[] };
+  metadata: { name: string; uid: string; resourceVersion?: string; labels?: Record<string, string>; annotations?: Record<string, string>; ownerReferences?: { kind: string; name: string; uid: string }[] };
   spec: Record<string, unknown>;
   status?: Record<string, unknown> & { conditions?: Condition[] };
 }

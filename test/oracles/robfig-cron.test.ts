@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nextCronOccurrence, CronWindowError } from '../../src/cron/cron-window.ts';
+import { cronWindowActive, nextCronOccurrence, CronWindowError } from '../../src/cron/cron-window.ts';
 import { mulberry32 } from '../helpers/seeded-random.ts';
 import { requireGo } from './go-toolchain.ts';
 
@@ -111,5 +111,80 @@ describe('cron occurrences vs robfig/cron v3.0.1 (Go oracle)', function () {
     // The generator must exercise both sides.
     expect(valid).to.be.greaterThan(1500);
     expect(invalid).to.be.greaterThan(50);
+  });
+
+  // Descriptors (robfig parser.go parseDescriptor): exact names, `@every <Go duration>` (constantdelay.go:
+  // at least 1 s, truncated to seconds, counted from the asked time's whole second), TZ= prefixes, and the
+  // spellings robfig refuses (other case, stray spaces, Go-invalid durations).
+  const DESCRIPTOR_EXPRS = [
+    '@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly',
+    '@every 1h', '@every 90s', '@every 1h30m', '@every 1.5s', '@every 2.999s', '@every 100ms', '@every 0', '@every -5m',
+    '@every 1µs', '@every 1us', '@every .5h', '@every 1h0m0.5s', '@every 3000000000ns', '@every 2562047h',
+    '@every 1d', '@every 5', '@every ', '@every', '@every 1h ', '@every  1h', '@every 1H', '@every 9999999999h',
+    '@Daily', '@HOURLY', '@daily ', ' @daily', '@fortnightly', '@', 'TZ=Asia/Tokyo @daily', 'CRON_TZ=UTC @every 5m',
+    'TZ= 0 9 * * *', 'TZ=Asia/Kolkata 30 9 * * *',
+  ];
+  it('agrees on descriptors, @every and TZ= prefixes (validity and next occurrence)', function () {
+    buildOracle();
+    const rand = mulberry32(75);
+    const queries = DESCRIPTOR_EXPRS.flatMap((expr) =>
+      Array.from({ length: 4 }, () => ({ expr, zone: 'UTC', afterMs: Date.UTC(2020, 0, 1) + Math.floor(rand() * 10 * 365 * 86_400_000) + Math.floor(rand() * 1000) })));
+    const r = spawnSync(binary, { input: queries.map((q) => JSON.stringify(q)).join('\n') + '\n', encoding: 'utf8' });
+    expect(r.status, r.stderr).to.equal(0);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { nextMs?: number; error?: string });
+    const mismatches: string[] = [];
+    let valid = 0;
+    for (const [i, q] of queries.entries()) {
+      const want = answers[i]!;
+      let got: number | undefined;
+      let err: string | undefined;
+      try {
+        got = nextCronOccurrence(q.expr, q.afterMs, q.zone);
+      } catch (e) {
+        if (!(e instanceof CronWindowError)) throw e;
+        err = e.message;
+      }
+      if (want.error !== undefined) {
+        if (err === undefined) mismatches.push(`${JSON.stringify(q.expr)}: robfig rejects (${want.error}), we accept`);
+      } else {
+        valid++;
+        if (err !== undefined) mismatches.push(`${JSON.stringify(q.expr)}: robfig accepts, we reject (${err})`);
+        else if (got !== want.nextMs) mismatches.push(`${JSON.stringify(q.expr)} after ${q.afterMs}: robfig ${want.nextMs}, ours ${got}`);
+      }
+    }
+    expect(mismatches, `${mismatches.length} mismatches`).to.deep.equal([]);
+    expect(valid).to.be.greaterThan(80);
+  });
+
+  // Where the window follows Crane's rule itself (an @every side, or start and end naming the same
+  // instants), the answer must be Crane's cron_trigger.go IsActive: nextEnd <= nextStart, both from robfig.
+  it('the cron window equals Crane\'s IsActive rule where it follows it (@every, start == end)', function () {
+    buildOracle();
+    const pairs: [string, string][] = [
+      ['@every 1h', '0 17 * * *'], ['0 9 * * *', '@every 30m'], ['@every 1m', '@every 2m'], ['@every 2m', '@every 1m'],
+      ['@every 90s', '@every 1m30s'], ['0 9 * * *', '0 9 ? * *'], ['@daily', '0 0 * * *'], ['*/15 * * * *', '0,15,30,45 * * * *'],
+      ['@every 6h', '@hourly'], ['@hourly', '@every 45m'],
+    ];
+    const rand = mulberry32(76);
+    const cases = pairs.flatMap(([start, end]) =>
+      Array.from({ length: 25 }, () => ({ start, end, nowMs: Date.UTC(2026, 0, 1) + Math.floor(rand() * 30 * 86_400_000) + (rand() < 0.3 ? 0 : Math.floor(rand() * 1000)) })));
+    const queries = cases.flatMap((c) => [{ expr: c.start, zone: 'UTC', afterMs: c.nowMs }, { expr: c.end, zone: 'UTC', afterMs: c.nowMs }]);
+    const r = spawnSync(binary, { input: queries.map((q) => JSON.stringify(q)).join('\n') + '\n', encoding: 'utf8' });
+    expect(r.status, r.stderr).to.equal(0);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { nextMs?: number });
+    const mismatches: string[] = [];
+    let active = 0;
+    for (const [i, c] of cases.entries()) {
+      const nextStart = answers[2 * i]!.nextMs!;
+      const nextEnd = answers[2 * i + 1]!.nextMs!;
+      const crane = nextEnd <= nextStart;
+      if (crane) active++;
+      const ours = cronWindowActive({ start: c.start, end: c.end }, c.nowMs, 'UTC');
+      if (ours !== crane) mismatches.push(`${c.start} → ${c.end} at ${new Date(c.nowMs).toISOString()}: Crane ${crane}, ours ${ours}`);
+    }
+    expect(mismatches, `${mismatches.length} mismatches`).to.deep.equal([]);
+    // Both answers occur.
+    expect(active).to.be.greaterThan(20);
+    expect(active).to.be.lessThan(cases.length - 20);
   });
 });

@@ -4,13 +4,15 @@
 //   - `<ehpaName>` (v0.4–v0.5), only when the selector pins that EHPA's uid, so we never shadow someone
 //     else's metric of the same name;
 //   - `crane_autoscaling_cron` (v0.8+), EHPA found from the targetKind/targetName/targetNamespace selector.
-// One semantics for all names, so switching an EHPA between Crane versions never changes its replicas.
+// One semantics for all names, so switching an EHPA between Crane versions never changes its replicas; which
+// one (Crane v0.7's or HEAD's) is chosen by --cron-semantics. An EHPA whose crons cannot be evaluated gets
+// 422 Invalid naming the EHPA and each bad field: a fault of the object, not of the adapter or the request.
 import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
-import { cronWindowActive, CronWindowError } from '../../cron/cron-window.ts';
-import { cronReplicas } from '../../metric-values/cron-replicas.ts';
+import { cronWindowActive, cronWindowProblems, CronWindowError } from '../../cron/cron-window.ts';
+import { cronNeedsCurrentReplicas, cronReplicas, type CronSemantics } from '../../metric-values/cron-replicas.ts';
 import { BOUNDS } from '../../api/bounds.ts';
 import { cronLengthProblems } from '../../ehpa/validation.ts';
-import { badRequest, MetricError, notFound, unavailable } from '../status.ts';
+import { badRequest, invalidObject, notFound, unavailable, type InvalidField } from '../status.ts';
 import type { LabelSelector } from '../../selectors/label-selector.ts';
 import type { ExternalMetricProvider, ExternalQuery, ExternalValue } from './provider.ts';
 import type { AdapterSources } from './sources.ts';
@@ -22,40 +24,52 @@ export interface CronProviderOptions {
   sources: AdapterSources;
   /** IANA zone that `timezone: Local` means (the process zone, resolved at the edge). */
   localZone: string;
+  /** Crane generation whose cron rules apply (default 'v0.7'): the no-active-cron value and the unset zone. */
+  semantics?: CronSemantics;
 }
 
-/** Replica count the cron metric reports for one EHPA at `nowMs`. Errors name the EHPA and the cron. */
-export async function cronValueFor(ehpa: EffectiveHorizontalPodAutoscaler, nowMs: number, opts: CronProviderOptions): Promise<number> {
-  const id = `EffectiveHorizontalPodAutoscaler ${ehpa.metadata.namespace}/${ehpa.metadata.name}`;
+/** What cronValueFor reads: only the scale subresource (for 'v0.7' cron-only EHPAs with no cron active). */
+export type CronValueOptions = Omit<CronProviderOptions, 'sources'> & { sources: Pick<AdapterSources, 'getScaleReplicas'> };
+
+/** Replica count the cron metric reports for one EHPA at `nowMs`. Errors (422) name the EHPA and each bad field. */
+export async function cronValueFor(ehpa: EffectiveHorizontalPodAutoscaler, nowMs: number, opts: CronValueOptions): Promise<number> {
+  const semantics = opts.semantics ?? 'v0.7';
+  const unset = semantics === 'head' ? 'Local' : 'UTC';
+  const object = { group: 'autoscaling.crane.io', kind: 'EffectiveHorizontalPodAutoscaler', namespace: ehpa.metadata.namespace, name: ehpa.metadata.name };
   const activeTargets: number[] = [];
-  const errors: string[] = [];
+  const invalid: InvalidField[] = [];
   const crons = ehpa.spec.crons ?? [];
   // An object stored before the CRD bound: refuse it without evaluating a single cron, so its cost per
   // request stays bounded (the controller reports the same bound as a condition).
-  if (crons.length > BOUNDS.crons) throw new MetricError(500, `${id}: spec.crons has ${crons.length} items, more than ${BOUNDS.crons}`);
+  if (crons.length > BOUNDS.crons) throw invalidObject(object, [{ field: 'spec.crons', message: `${crons.length} items, more than ${BOUNDS.crons}` }]);
   for (const [i, cron] of crons.entries()) {
     const tooLong = cronLengthProblems(cron);
     if (tooLong.length) {
-      errors.push(`cron #${i}: ${tooLong.join(', ')}`);
+      for (const m of tooLong) invalid.push({ field: `spec.crons[${i}]`, message: m });
       continue;
     }
     try {
-      if (cronWindowActive(cron, nowMs, opts.localZone)) activeTargets.push(cron.targetReplicas ?? 0);
+      if (cronWindowActive(cron, nowMs, opts.localZone, unset)) activeTargets.push(cron.targetReplicas ?? 0);
     } catch (e) {
       if (!(e instanceof CronWindowError)) throw e;
-      errors.push(`cron "${cron.name ?? `#${i}`}": ${e.message}`);
+      const problems = cronWindowProblems(cron, opts.localZone, unset);
+      if (problems.length === 0) invalid.push({ field: `spec.crons[${i}]`, message: e.message });
+      for (const p of problems) invalid.push({ field: `spec.crons[${i}].${p.field}`, message: p.message });
     }
   }
-  if (errors.length) throw new MetricError(500, `${id}: ${errors.join('; ')}`);
-  const needsCurrent = activeTargets.length === 0 && (ehpa.spec.metrics?.length ?? 0) === 0;
-  const current = needsCurrent ? await opts.sources.getScaleReplicas(ehpa.metadata.namespace, ehpa.spec.scaleTargetRef) : undefined;
+  if (invalid.length) throw invalidObject(object, invalid);
+  const hasOtherMetrics = (ehpa.spec.metrics?.length ?? 0) > 0;
+  const current = cronNeedsCurrentReplicas(activeTargets.length, hasOtherMetrics, semantics)
+    ? await opts.sources.getScaleReplicas(ehpa.metadata.namespace, ehpa.spec.scaleTargetRef)
+    : undefined;
   const r = cronReplicas({
     activeTargets,
-    hasOtherMetrics: (ehpa.spec.metrics?.length ?? 0) > 0,
+    hasOtherMetrics,
     minReplicas: ehpa.spec.minReplicas ?? 1,
     ...(current === undefined ? {} : { currentReplicas: current }),
+    semantics,
   });
-  if (!r.ok) throw unavailable(`${id}: ${r.message}`);
+  if (!r.ok) throw unavailable(`EffectiveHorizontalPodAutoscaler ${ehpa.metadata.namespace}/${ehpa.metadata.name}: ${r.message}`);
   return r.replicas;
 }
 

@@ -1,7 +1,10 @@
 // `crane_pod_cpu_usage`, the Pods metric of Crane v0.2–v0.7 (docs/crane-behaviour.md §C.3): the largest
 // forecast of the workload's total CPU over the prediction window, split evenly over its available pods.
-// Where Crane errors (and so freezes the HPA's scale-down while the forecast is missing or stale), we answer
-// with the pods' observed usage by default and report why; `fallback: 'error'` keeps Crane's behaviour.
+// While the forecast is missing or stale we answer with the pods' observed usage by default and report why;
+// `fallback: 'error'` (--prediction-fallback=unavailable) answers 503 instead, so the HPA scales on its other
+// metrics and holds scale-down. Crane v0.2–v0.7's adapter errors the same way; Crane HEAD instead leaves the
+// predicted metric out of the HPA until the TSP is ready (gocrane/crane pkg/controller/ehpa/hpa.go
+// GetHPAMetrics, GetReadyPredictionMetric), which the observed fallback approximates without an HPA rewrite.
 import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../../api/prediction.ts';
 import { perPodMillis } from '../../metric-values/forecast-window.ts';
@@ -9,7 +12,8 @@ import { forecastFor } from '../../metric-values/workload-cpu-forecast.ts';
 import { POD_CPU_USAGE_METRIC, ownedObjectName } from '../../api/names.ts';
 
 export { forecastFor };
-import { badRequest, notFound, unavailable } from '../status.ts';
+import { badRequest, invalidObject, notFound, unavailable } from '../status.ts';
+import { validateEhpa } from '../../ehpa/validation.ts';
 import type { AdapterMetrics } from '../adapter-metrics.ts';
 import type { CustomMetricProvider, CustomQuery, CustomValue } from './provider.ts';
 import type { AdapterSources, FallbackListener, PodLike } from './sources.ts';
@@ -22,6 +26,34 @@ export interface PodCpuProviderOptions {
   metrics?: AdapterMetrics;
   onFallback?: FallbackListener;
 }
+/**
+ * The EHPA's prediction settings are flagged invalid (the controller's InvalidPrediction): the forecast would
+ * come from a TSP the controller no longer updates, so the answer is 422 naming each field, not a forecast
+ * of settings nobody asked for. Problems elsewhere in the EHPA (a bad cron) do not touch this metric.
+ */
+// The informer cache hands out the same object until the EHPA changes: validate each version once.
+const invalidByObject = new WeakMap<EffectiveHorizontalPodAutoscaler, Error | null>();
+
+function invalidPrediction(ehpa: EffectiveHorizontalPodAutoscaler): Error | undefined {
+  let hit = invalidByObject.get(ehpa);
+  if (hit === undefined) {
+    hit = checkPrediction(ehpa) ?? null;
+    invalidByObject.set(ehpa, hit);
+  }
+  return hit ?? undefined;
+}
+
+function checkPrediction(ehpa: EffectiveHorizontalPodAutoscaler): Error | undefined {
+  const problems = validateEhpa(ehpa).filter((p) => p.reason === 'InvalidPrediction');
+  if (problems.length === 0) return undefined;
+  const object = { group: 'autoscaling.crane.io', kind: 'EffectiveHorizontalPodAutoscaler', namespace: ehpa.metadata.namespace, name: ehpa.metadata.name };
+  // Validation messages begin with the field path ("spec.prediction.… is …", "annotation … is …").
+  return invalidObject(object, problems.map((p) => {
+    const field = /^(spec\.\S+?|annotation \S+)(?= |:|$)/.exec(p.message)?.[1] ?? 'spec.prediction';
+    return { field, message: p.message };
+  }));
+}
+
 async function findTsp(sources: AdapterSources, ehpa: EffectiveHorizontalPodAutoscaler): Promise<TimeSeriesPrediction[]> {
   const ns = ehpa.metadata.namespace;
   const uid = ehpa.metadata.uid;
@@ -45,6 +77,8 @@ export function podCpuProvider(opts: PodCpuProviderOptions): CustomMetricProvide
       if (uid === undefined) throw badRequest(`metric ${POD_CPU_USAGE_METRIC} needs metricLabelSelector ${EHPA_UID_LABEL}=<uid of the EffectiveHorizontalPodAutoscaler>`);
       const ehpa = (await sources.listEhpas(ns)).find((e) => e.metadata.uid === uid);
       if (!ehpa) throw notFound(`no EffectiveHorizontalPodAutoscaler with uid ${uid} in namespace ${ns}`);
+      const invalid = invalidPrediction(ehpa);
+      if (invalid) throw invalid;
 
       let pods = await sources.listPods(ns, q.selector);
       if (q.name !== '*') pods = pods.filter((p) => p.metadata?.name === q.name);

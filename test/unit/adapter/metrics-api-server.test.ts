@@ -194,11 +194,29 @@ describe('metrics API server over HTTPS', function () {
         a.clock.now = Date.parse('2026-01-05T10:00:00Z');
       }
     });
-    it('an invalid zone fails that EHPA only, clearly', async () => {
+    it('an invalid zone fails that EHPA only, clearly: 422 Invalid naming the EHPA and the field', async () => {
       const r = await a.get(`${EM}/namespaces/default/crane_cron_broken`, { headers: HPA });
-      expect(r.status).to.equal(500);
-      expect(r.json.message).to.equal('EffectiveHorizontalPodAutoscaler default/broken: cron "bad": unknown time zone "Mars/Base"');
+      expect(r.status).to.equal(422);
+      expect(r.json).to.deep.equal({
+        kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Invalid', code: 422,
+        message: 'EffectiveHorizontalPodAutoscaler default/broken is invalid: spec.crons[0].timezone: unknown time zone "Mars/Base"',
+        details: {
+          name: 'broken', group: 'autoscaling.crane.io', kind: 'EffectiveHorizontalPodAutoscaler',
+          causes: [{ reason: 'FieldValueInvalid', message: 'unknown time zone "Mars/Base"', field: 'spec.crons[0].timezone' }],
+        },
+      });
       expect((await a.get(`${EM}/namespaces/default/crane_cron_shop`, { headers: HPA })).status).to.equal(200);
+    });
+    it('a cron the API server stored but robfig refuses (minute 61) is 422 on every cron metric name, not 500', async () => {
+      a.sources.ehpas.push(ehpa({ crons: [{ name: 'ok', start: '0 9 * * *', end: '0 17 * * *', targetReplicas: 4 }, { name: 'typo', start: '61 * * * *', end: '0 17 * * *', targetReplicas: 4 }] }, 'typo', 'uid-typo'));
+      const sel = 'labelSelector=resourceIdentifier%3Dcron%2CtargetKind%3DDeployment%2CtargetName%3Dtypo%2CtargetNamespace%3Ddefault';
+      for (const path of [`crane_cron_typo`, `typo?labelSelector=autoscaling.crane.io%2Feffective-hpa-uid%3Duid-typo`, `crane_autoscaling_cron?${sel}`]) {
+        const r = await a.get(`${EM}/namespaces/default/${path}`, { headers: HPA });
+        expect(r.status, path).to.equal(422);
+        expect(r.json.reason).to.equal('Invalid');
+        expect(r.json.details.causes.map((c: { field: string }) => c.field)).to.deep.equal(['spec.crons[1].start']);
+        expect(r.json.message).to.match(/^EffectiveHorizontalPodAutoscaler default\/typo is invalid: spec\.crons\[1\]\.start: invalid cron start: .*minute value 61 is above the maximum 59/);
+      }
     });
     it('an unknown EHPA or a uid mismatch is 404; an unowned external metric is 404 without a remote adapter', async () => {
       expect((await a.get(`${EM}/namespaces/default/crane_cron_nope`, { headers: HPA })).status).to.equal(404);

@@ -31,10 +31,17 @@ describe('cronWindowActive', () => {
     expect(active(s, e, '2026-01-06T12:00:00Z')).to.equal(false);
   });
 
-  it('never activates when start == end', () => {
+  it('is always active when start and end are the same schedule, as Crane\'s `nextEnd <= nextStart` makes it', () => {
     for (const iso of ['2026-01-05T09:00:00Z', '2026-01-05T09:00:30Z', '2026-01-05T08:59:59Z', '2026-01-05T15:00:00Z']) {
-      expect(active('0 9 * * *', '0 9 * * *', iso), iso).to.equal(false);
+      expect(active('0 9 * * *', '0 9 * * *', iso), iso).to.equal(true);
+      // Same instants, other spellings: `?` for `*`, a descriptor for its fields.
+      expect(active('0 9 ? * *', '00 09 * * *', iso), iso).to.equal(true);
+      expect(active('@daily', '0 0 * * *', iso), iso).to.equal(true);
     }
+    // Different zones make different instants: an ordinary window again.
+    // (09:00 Tokyo is 00:00Z: the window runs 09:00Z → 00:00Z.)
+    expect(active('0 9 * * *', 'TZ=Asia/Tokyo 0 9 * * *', '2026-01-05T02:00:00Z', 'UTC')).to.equal(false);
+    expect(active('0 9 * * *', 'TZ=Asia/Tokyo 0 9 * * *', '2026-01-05T12:00:00Z', 'UTC')).to.equal(true);
   });
 
   it('closes a window at the first end after its start, and an end coinciding with a start empties that window', () => {
@@ -126,7 +133,8 @@ describe('cronWindowActive', () => {
       [{ start: '0 9 L * *', end: '0 17 * * *' }, /invalid day-of-month value "L"/],
       [{ start: '0 0 30 2 *', end: '0 17 * * *' }, /never matches/],
       [{ start: '0 0 * * *', end: '0 0 31 4,6 *' }, /cron end "0 0 31 4,6 \*" never matches/],
-      [{ start: '@every 1h', end: '0 17 * * *' }, /@every/],
+      [{ start: '@every 1x', end: '0 17 * * *' }, /invalid cron start: .*failed to parse duration @every 1x/],
+      [{ start: '@DAILY', end: '0 17 * * *' }, /unrecognized descriptor: @DAILY/],
     ];
     for (const [spec, re] of bad) {
       expect(() => cronWindowActive(spec, at('2026-01-05T00:00:00Z'), 'UTC'), JSON.stringify(spec)).to.throw(CronWindowError, re);

@@ -70,7 +70,8 @@ describe('docs/operations.md', () => {
     const defs = scanMetricDefinitions();
     expect(defs.length).to.be.at.least(8);
     for (const d of defs) {
-      expect(d.name).to.match(/^ehpa_adapter_[a-z0-9_]+$/);
+      // Ours, and Crane's series exported under Crane's names (gocrane/crane pkg/metrics/autoscaling.go).
+      expect(d.name).to.match(/^(ehpa_adapter|crane_autoscaling)_[a-z0-9_]+$/);
       expect(d.help, d.name).to.not.equal('');
       expect(doc).to.include(`| \`${d.name}\` | ${d.type} |`);
     }

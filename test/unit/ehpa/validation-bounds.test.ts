@@ -64,7 +64,8 @@ describe('cron metric: an EHPA stored over the bound costs nothing per request',
     const err = await cronValueFor(big, Date.UTC(2026, 10, 24), { sources, localZone: 'UTC' }).catch((e: unknown) => e);
     expect(performance.now() - t0).to.be.below(20);
     expect(err).to.be.instanceOf(MetricError);
-    expect((err as Error).message).to.contain('spec.crons has 14000 items, more than 50');
+    expect((err as MetricError).code).to.equal(422);
+    expect((err as Error).message).to.contain('spec.crons: 14000 items, more than 50');
     // At the bound, with the review's most expensive cron (Feb 28/29 in Europe/Berlin): measured, not guessed.
     const worst = ehpa({ metrics: [cpuUtilization50], crons: Array.from({ length: BOUNDS.crons }, (_, i) => cron(i, { timezone: 'Europe/Berlin' })) });
     await cronValueFor(worst, Date.UTC(2026, 10, 24), { sources, localZone: 'UTC' });

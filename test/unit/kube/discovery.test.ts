@@ -12,6 +12,13 @@ function fakeServer(served: Record<string, { name: string; kind: string; namespa
     gets,
     async get<T>(path: string): Promise<T> {
       gets.push(path);
+      const group = /^\/apis\/([^/]+)$/.exec(path)?.[1];
+      if (group !== undefined) {
+        // An APIGroup document: the group-versions served, the first one preferred.
+        const versions = Object.keys(served).filter((gv) => gv.startsWith(`${group}/`)).map((groupVersion) => ({ groupVersion }));
+        if (versions.length === 0) throw new KubeApiError(404, 'NotFound', `GET ${path}: 404`);
+        return { versions, preferredVersion: versions[0] } as T;
+      }
       const gv = path.replace(/^\/apis?\//, '');
       const resources = served[gv];
       if (!resources) throw new KubeApiError(404, 'NotFound', `GET ${path}: 404`);
@@ -84,10 +91,11 @@ describe('ResourceDiscovery', () => {
     // The oldest miss was evicted: asking again goes to the server even though its TTL has not run out.
     const before = s.gets.length;
     await d.resolve('g0.example.com/v1', 'Widget').catch(() => undefined);
-    expect(s.gets.slice(before)).to.deep.equal(['/apis/g0.example.com/v1']);
+    // (and, the group not serving it either, its APIGroup document, evicted the same way).
+    expect(s.gets.slice(before)).to.deep.equal(['/apis/g0.example.com/v1', '/apis/g0.example.com']);
     // The newest miss is still cached.
     await d.resolve('g9.example.com/v1', 'Widget').catch(() => undefined);
-    expect(s.gets.slice(before + 1)).to.deep.equal([]);
+    expect(s.gets.slice(before + 2)).to.deep.equal([]);
   });
 
   it('a miss is believed for missTtlMs, then asked again (a CRD installed later is found)', async () => {
@@ -103,10 +111,29 @@ describe('ResourceDiscovery', () => {
     served['example.com/v1'] = widgets;
     now = 29_999;
     await d.resolve('example.com/v1', 'Widget').then(() => expect.fail('resolved'), (e: Error) => expect(e).to.be.instanceOf(UnknownKindError));
-    expect(s.gets).to.have.length(1);
+    expect(s.gets).to.deep.equal(['/apis/example.com/v1', '/apis/example.com']);
     now = 30_000;
     expect((await d.resolve('example.com/v1', 'Widget')).plural).to.equal('widgets');
-    expect(s.gets).to.have.length(2);
+    expect(s.gets).to.have.length(3);
     expect(d.size).to.equal(1);
+  });
+
+  it('resolves a kind through any served version of its group, preferred first, like a RESTMapper', async () => {
+    const s = fakeServer({ 'apps/v1': apps, 'example.com/v1': [], 'example.com/v1beta1': [{ name: 'widgets', kind: 'Widget', namespaced: true }] });
+    const d = new ResourceDiscovery(s);
+    // apps/v1beta1 is gone from current clusters: an old scaleTargetRef resolves to the served apps/v1.
+    expect(await d.resolve('apps/v1beta1', 'Deployment')).to.deep.equal({ apiVersion: 'apps/v1', plural: 'deployments', namespaced: true, scalable: true });
+    expect(s.gets).to.deep.equal(['/apis/apps/v1beta1', '/apis/apps', '/apis/apps/v1']);
+    // The preferred version (v1) does not have the kind; the next served version does.
+    expect((await d.resolve('example.com/v1alpha1', 'Widget')).apiVersion).to.equal('example.com/v1beta1');
+    // A served version that has the kind wins over the group's preferred one: no group lookup at all.
+    const before = s.gets.length;
+    expect((await d.resolve('apps/v1', 'Deployment')).apiVersion).to.equal('apps/v1');
+    expect(s.gets.length).to.equal(before);
+    // A kind no version serves names the group; the core group has one version and no group document.
+    await d.resolve('apps/v1beta2', 'Gadget').then(() => expect.fail('resolved'), (e: Error) => expect(e.message).to.equal('the server does not serve kind Gadget in apps/v1beta2 or in any other version of group apps'));
+    const core = s.gets.length;
+    await d.resolve('v1', 'Gadget').then(() => expect.fail('resolved'), (e: Error) => expect(e.message).to.equal('the server does not serve kind Gadget in v1'));
+    expect(s.gets.slice(core)).to.deep.equal(['/api/v1']);
   });
 });

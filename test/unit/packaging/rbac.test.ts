@@ -45,6 +45,11 @@ const USES: Use[] = [
     why: 'a status write that conflicts re-reads the EHPA',
   },
   {
+    group: 'autoscaling.crane.io', resource: 'effectivehorizontalpodautoscalers', verbs: ['patch'],
+    at: [['src/ehpa/reconciler.ts', 'this.d.client.patch(path, { metadata: { annotations: { [CURRENT_METRICS_ANNOTATION]']],
+    why: 'the EHPA controller merge-patches Crane\'s current-metrics annotation (metadata only)',
+  },
+  {
     group: 'autoscaling.crane.io', resource: 'effectivehorizontalpodautoscalers/status', verbs: ['patch'],
     at: [['src/kube/status-writer.ts', 'client.patch(`${objectPath}/status`'], ['src/ehpa/reconciler.ts', 'this.d.status.update(path, ehpa']],
     why: 'the EHPA controller merge-patches status',
@@ -124,6 +129,7 @@ const USES: Use[] = [
 /** Calls that need no RBAC rule: discovery documents are non-resource URLs every authenticated user may read (system:discovery). */
 const NON_RESOURCE: [string, string][] = [
   ['src/kube/discovery.ts', 'client.get<ApiResourceList>(groupVersionPath('],
+  ['src/kube/discovery.ts', 'client.get<ApiGroupDoc>(`/apis/${group}`)'],
   ['src/vpa/input/usage-sources.ts', "client.get<{ resources?: { name: string }[] }>('/apis/metrics.k8s.io/v1beta1')"],
 ];
 

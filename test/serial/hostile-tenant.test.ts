@@ -1,0 +1,242 @@
+// End-to-end, run alone (test/serial: it compares latencies): a hostile tenant on the real control plane (issue 13, docs/security.md). User `mallory`
+// holds the built-in `edit` ClusterRole in namespace `mallory` only (our aggregate-to-edit ClusterRole
+// gives it EHPAs and TSPs) and creates every hostile object of the security review: absurd durations,
+// windows, cron counts and string lengths (refused at admission, the message naming the field), queries
+// reaching for namespace `victim` and queries returning more series than allowed (stored, then refused
+// with a condition), and a load of legal but heavy predictions. Meanwhile namespace `victim`'s EHPA keeps
+// scaling its Deployment on its cron and its forecast through the real HPA, the metrics APIs' p99 through
+// the aggregator stays within 2× its value before the attack, `serve` keeps its memory under the
+// container limit and never restarts, and mallory reads nothing of victim by any path.
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createDeployment, createNamespace, waitFor, waitHpa, waitReplicas, type AdapterProcess, type RestClient } from '../e2e/harness/index.ts';
+import { CRANE_TRACES, useCluster } from '../e2e/helpers.ts';
+import { startResourceMetricsStandin, type ResourceMetricsStandin } from '../e2e/resource-metrics-standin.ts';
+import { cronSelector, cronWindowNow, ehpaObject, ehpaPath, installForServe, post, startServe, tspPath, waitObj, type Obj } from '../e2e/scenario-helpers.ts';
+import { BOUNDS } from '../../src/api/bounds.ts';
+
+const VICTIM = 'victim';
+const MALLORY = 'mallory';
+const TRACE = fileURLToPath(new URL('input1.csv', CRANE_TRACES));
+const LAST_POINTS = 2 * 1440 + 120;
+const MANY = BOUNDS.seriesPerQuery + 1;
+/** The Deployment's memory limit in manifests/deployment.yaml. */
+const CONTAINER_LIMIT_BYTES = 1024 ** 3;
+
+const tspObject = (ns: string, name: string, spec: Record<string, unknown>) => ({
+  apiVersion: 'prediction.crane.io/v1alpha1',
+  kind: 'TimeSeriesPrediction',
+  metadata: { name, namespace: ns },
+  spec: { targetRef: { kind: 'Deployment', name: 'web' }, predictionWindowSeconds: 3600, ...spec },
+});
+const expressionMetric = (expression: string, algorithm: Record<string, unknown> = { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '2d' } }) => ({
+  resourceIdentifier: 'cpu',
+  type: 'ExpressionQuery',
+  expressionQuery: { expression },
+  algorithm,
+});
+const dspEhpaSpec = (dsp: Record<string, unknown>, window = 3600) => ({
+  minReplicas: 1,
+  maxReplicas: 5,
+  metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+  prediction: { predictionWindowSeconds: window, predictionAlgorithm: { algorithmType: 'dsp', dsp } },
+});
+
+function p99(samples: number[]): number {
+  const s = [...samples].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil(0.99 * s.length) - 1)] as number;
+}
+
+function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m?.[1] ?? 0) * 1024;
+}
+
+function readyCondition(o: Obj | undefined) {
+  return o?.status?.conditions?.find((c) => c.type === 'Ready');
+}
+
+describe('e2e: a hostile tenant cannot stall, starve or read another namespace', function () {
+  this.timeout(900_000);
+  // Service-account credentials (kubeadm's setting): the clusterrole-aggregation controller then acts as its
+  // own account, which may grant what it aggregates into `edit`.
+  const env = useCluster({
+    useServiceAccountCredentials: true,
+    traces: [
+      { file: TRACE, namespace: VICTIM, pod: 'web-7d9c8b6f5d-abcde', container: 'app', cpuScale: 0.1, lastPoints: LAST_POINTS },
+      { file: TRACE, namespace: MALLORY, pod: 'heavy-5f6d7c8b9a-zzzzz', container: 'app', cpuScale: 0.1, lastPoints: LAST_POINTS },
+      ...Array.from({ length: MANY }, (_, i) => ({ file: TRACE, namespace: MALLORY, pod: `many-${i}`, container: 'app', cpuScale: 0.01, lastPoints: 120, continueLive: false })),
+    ],
+  });
+  let serve: AdapterProcess;
+  let standin: ResourceMetricsStandin;
+  let mallory: RestClient;
+  let victimUid = '';
+  const latencies: { before: number[]; during: number[] } = { before: [], during: [] };
+
+  /** The victim HPA's two metric reads, through the aggregator, as the HPA controller makes them. */
+  const victimPaths = () => [
+    `/apis/external.metrics.k8s.io/v1beta1/namespaces/${VICTIM}/crane_autoscaling_cron?labelSelector=${cronSelector(VICTIM, 'web')}`,
+    `/apis/custom.metrics.k8s.io/v1beta2/namespaces/${VICTIM}/pods/*/crane_pod_cpu_usage?labelSelector=${encodeURIComponent('app=web')}&metricLabelSelector=${encodeURIComponent(`autoscaling.crane.io/effective-hpa-uid=${victimUid}`)}`,
+  ];
+
+  async function measure(into: number[], rounds: number): Promise<void> {
+    const c = env.cluster;
+    for (let i = 0; i < rounds; i++) {
+      for (const p of victimPaths()) {
+        const t0 = performance.now();
+        const r = await c.admin.get(p);
+        into.push(performance.now() - t0);
+        expect(r.status, `${p}: ${r.body}`).to.equal(200);
+      }
+    }
+  }
+
+  before(async function () {
+    this.timeout(400_000);
+    const c = env.cluster;
+    await installForServe(c);
+    standin = await startResourceMetricsStandin(c);
+    standin.setCpu(VICTIM, () => 1);
+    await createNamespace(c, VICTIM);
+    await createNamespace(c, MALLORY);
+    // mallory: the built-in edit role, in her namespace only, plus reading external metrics there (so the
+    // adapter's own namespace check is what answers her, not RBAC).
+    await post(c, `/apis/rbac.authorization.k8s.io/v1/namespaces/${MALLORY}/rolebindings`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'mallory-edit', namespace: MALLORY },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'mallory' }],
+    });
+    await post(c, `/apis/rbac.authorization.k8s.io/v1/namespaces/${MALLORY}/roles`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'metrics-reader', namespace: MALLORY },
+      rules: [{ apiGroups: ['external.metrics.k8s.io', 'custom.metrics.k8s.io'], resources: ['*'], verbs: ['get', 'list'] }],
+    });
+    await post(c, `/apis/rbac.authorization.k8s.io/v1/namespaces/${MALLORY}/rolebindings`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'mallory-metrics', namespace: MALLORY },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'metrics-reader' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'mallory' }],
+    });
+    mallory = (await c.identity('mallory')).rest;
+    // kube-controller-manager folds our aggregate-to-edit ClusterRole into `edit` asynchronously.
+    await waitFor('mallory may list TSPs through edit', async () => (await mallory.get(tspPath(MALLORY))).status === 200, { timeoutMs: 60_000 });
+    await createDeployment(c, VICTIM, 'web', { replicas: 1, cpuRequest: '200m' });
+    // mallory's own workload, which her EHPAs target.
+    await createDeployment(c, MALLORY, 'web', { replicas: 1, cpuRequest: '100m' });
+    serve = await startServe(c, 'serve-hostile');
+    // victim: a cron window for the whole suite (3 replicas) and a forecast on its CPU.
+    const e = await post(c, ehpaPath(VICTIM), ehpaObject(VICTIM, 'web', 'web', { ...dspEhpaSpec({ sampleInterval: '60s', historyLength: '2d' }), crons: [cronWindowNow('all-suite', 60, 3).cron] }));
+    victimUid = e.metadata.uid;
+    await waitObj(c, tspPath(VICTIM, 'ehpa-web'), 'victim TSP Ready', (t) => readyCondition(t)?.status === 'True', 240_000);
+    await waitReplicas(c, VICTIM, 'web', 3, 240_000);
+    await waitObj(c, victimPaths()[1] as string, 'victim forecast served', () => true, 120_000);
+  });
+
+  after(async () => {
+    await serve?.stop();
+    await standin?.close();
+  });
+
+  it('before the attack: victim p99 through the aggregator', async () => {
+    await measure(latencies.before, 100);
+    expect(latencies.before).to.have.length(200);
+  });
+
+  it('admission refuses every out-of-bounds object with a message naming the field', async () => {
+    const refused: [string, string, unknown, RegExp][] = [
+      ['EHPA sampleInterval 1ns', ehpaPath(MALLORY), ehpaObject(MALLORY, 'a1', 'web', dspEhpaSpec({ sampleInterval: '1ns', historyLength: '15d' })), /sampleInterval must be from 1s to 3600s/],
+      ['EHPA historyLength 100000000d', ehpaPath(MALLORY), ehpaObject(MALLORY, 'a2', 'web', dspEhpaSpec({ sampleInterval: '60s', historyLength: '100000000d' })), /historyLength/],
+      ['EHPA 1ms interval over 15 days', ehpaPath(MALLORY), ehpaObject(MALLORY, 'a3', 'web', dspEhpaSpec({ sampleInterval: '1ms', historyLength: '15d' })), /sampleInterval must be from 1s/],
+      ['EHPA points per series', ehpaPath(MALLORY), ehpaObject(MALLORY, 'a4', 'web', dspEhpaSpec({ sampleInterval: '1s', historyLength: '15d' })), /at most 100000 points/],
+      ['EHPA window near int32 max', ehpaPath(MALLORY), ehpaObject(MALLORY, 'a5', 'web', dspEhpaSpec({ sampleInterval: '60s', historyLength: '3d' }, 2_147_483_647)), /predictionWindowSeconds.*86400/],
+      ['EHPA 51 crons', ehpaPath(MALLORY), ehpaObject(MALLORY, 'a6', 'web', { maxReplicas: 3, crons: Array.from({ length: 51 }, (_, i) => ({ name: `c${i}`, start: '0 9 * * *', end: '0 17 * * *', targetReplicas: 2 })) }), /spec\.crons.*50/],
+      ['EHPA long cron', ehpaPath(MALLORY), ehpaObject(MALLORY, 'a7', 'web', { maxReplicas: 3, crons: [{ name: 'c', start: '1'.repeat(10_000), end: '0 17 * * *', targetReplicas: 2 }] }), /spec\.crons\[0\]\.start.*128/],
+      ['EHPA quadratic-regex float', ehpaPath(MALLORY), ehpaObject(MALLORY, 'a8', 'web', dspEhpaSpec({ sampleInterval: '60s', historyLength: '3d', estimators: { maxValue: [{ marginFraction: '1'.repeat(8000) + 'x' }] } })), /marginFraction.*32/],
+      ['TSP 5000-character expression', tspPath(MALLORY), tspObject(MALLORY, 't1', { predictionMetrics: [expressionMetric('x'.repeat(5000))] }), /expression.*4096/],
+      ['TSP 17 metrics', tspPath(MALLORY), tspObject(MALLORY, 't2', { predictionMetrics: Array.from({ length: 17 }, (_, i) => ({ ...expressionMetric('up'), resourceIdentifier: `m${i}` })) }), /predictionMetrics.*16/],
+    ];
+    for (const [what, path, body, message] of refused) {
+      const r = await mallory.request('POST', path, { body });
+      expect(r.status, `${what}: ${r.body}`).to.equal(422);
+      expect(r.body, what).to.match(message);
+    }
+  });
+
+  it('under attack: stored hostile objects get a condition, the victim keeps scaling at its p99', async () => {
+    const c = env.cluster;
+    const create = async (path: string, body: unknown) => {
+      const r = await mallory.request('POST', path, { body });
+      expect(r.status, r.body).to.equal(201);
+    };
+    // Reaching for victim's data, three ways; and a query that forgot to aggregate.
+    await create(tspPath(MALLORY), tspObject(MALLORY, 'steal-expr', { predictionMetrics: [expressionMetric(`sum(container_cpu_usage_seconds_total{namespace="${VICTIM}"})`)] }));
+    await create(tspPath(MALLORY), tspObject(MALLORY, 'steal-ref', { targetRef: { kind: 'Deployment', name: 'web', namespace: VICTIM }, predictionMetrics: [{ resourceIdentifier: 'cpu', type: 'ResourceQuery', resourceQuery: 'cpu' }] }));
+    const annotated = ehpaObject(MALLORY, 'steal-annotation', 'web', dspEhpaSpec({ sampleInterval: '60s', historyLength: '2d' }));
+    (annotated.metadata as { annotations?: Record<string, string> }).annotations = { 'metric-query.autoscaling.crane.io/crane_pod_cpu_usage': `sum(rate(container_cpu_usage_seconds_total{namespace=~"vic.*"}[3m]))` };
+    await create(ehpaPath(MALLORY), annotated);
+    await create(tspPath(MALLORY), tspObject(MALLORY, 'many-series', { predictionMetrics: [expressionMetric('rate(container_cpu_usage_seconds_total{pod=~"many-.*"}[3m])')] }));
+    // Legal but heavy: 30 forecasts a day wide, refitting while we measure.
+    for (let i = 0; i < 30; i++) {
+      await create(tspPath(MALLORY), tspObject(MALLORY, `heavy-${i}`, { predictionWindowSeconds: 86_400, predictionMetrics: [expressionMetric(`sum(irate(container_cpu_usage_seconds_total{pod=~"heavy-.*"}[3m])) * ${i + 1}`)] }));
+    }
+    const pid = serve.pid as number;
+    let maxRss = rssBytes(pid);
+    const rssTimer = setInterval(() => {
+      maxRss = Math.max(maxRss, rssBytes(pid));
+    }, 200);
+    try {
+      await measure(latencies.during, 100);
+      for (const [name, why] of [
+        ['steal-expr', /namespace/],
+        ['steal-ref', /namespace "victim"/],
+        ['ehpa-steal-annotation', /namespace/],
+        ['many-series', new RegExp(`${MANY} series`)],
+      ] as const) {
+        const t = await waitObj(c, tspPath(MALLORY, name), `${name} refused`, (o) => readyCondition(o)?.status === 'False' && why.test(readyCondition(o)?.message ?? ''), 180_000);
+        expect(JSON.stringify(t.status ?? {}), `${name} status`).to.not.contain('web-7d9c8b6f5d');
+      }
+      await waitObj(c, tspPath(MALLORY, 'heavy-29'), 'heavy TSPs Ready', (o) => readyCondition(o)?.status === 'True', 300_000);
+      await measure(latencies.during, 50);
+    } finally {
+      clearInterval(rssTimer);
+    }
+    const before = p99(latencies.before);
+    const during = p99(latencies.during);
+    console.log(`      victim p99 before ${before.toFixed(1)} ms, during ${during.toFixed(1)} ms; serve max RSS ${(maxRss / 2 ** 20).toFixed(0)} MiB`);
+    expect(maxRss).to.be.below(CONTAINER_LIMIT_BYTES);
+    expect(serve.running, 'serve never exited or restarted').to.equal(true);
+    expect(serve.pid).to.equal(pid);
+    // The victim still scales on both its metrics: the cron's 3 and a served forecast.
+    const hpa = await waitHpa(c, VICTIM, 'ehpa-web', 'victim HPA reads both metrics', (h) => {
+      const types = ((h.status?.currentMetrics ?? []) as { type: string }[]).map((m) => m.type);
+      return types.includes('External') && types.includes('Pods') && (h.status?.desiredReplicas ?? 0) >= 3;
+    });
+    expect(hpa.status?.desiredReplicas).to.be.at.least(3);
+    await waitReplicas(c, VICTIM, 'web', hpa.status?.desiredReplicas as number, 120_000);
+    // Within 2× (a 5 ms floor: below it the loopback round trip's own jitter dominates). This suite runs
+    // alone, after the parallel ones (test/serial), so the machine's other work does not decide it.
+    expect(during, `p99 before ${before.toFixed(1)} ms, during ${during.toFixed(1)} ms`).to.be.at.most(2 * Math.max(before, 5));
+  });
+
+  it('mallory reads nothing of victim by any path', async () => {
+    for (const p of [ehpaPath(VICTIM), tspPath(VICTIM), ehpaPath(VICTIM, 'web'), ...victimPaths()]) {
+      const r = await mallory.get(p);
+      expect(r.status, `${p}: ${r.body}`).to.equal(403);
+    }
+    // Her own namespace in the path, victim's target in the selector: the adapter answers for the path only.
+    const cross = await mallory.get(`/apis/external.metrics.k8s.io/v1beta1/namespaces/${MALLORY}/crane_autoscaling_cron?labelSelector=${cronSelector(VICTIM, 'web')}`);
+    expect(cross.status, cross.body).to.equal(404);
+    expect(cross.body).to.not.match(/"value"/);
+    // And none of her objects' statuses carry a victim series.
+    const list = await mallory.get(tspPath(MALLORY));
+    expect(list.status).to.equal(200);
+    expect(list.body).to.not.contain(`"namespace","value":"${VICTIM}"`);
+    expect(list.body).to.not.contain('web-7d9c8b6f5d-abcde');
+  });
+});
