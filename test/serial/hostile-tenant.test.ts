@@ -21,6 +21,7 @@ const MALLORY = 'mallory';
 const TRACE = fileURLToPath(new URL('input1.csv', CRANE_TRACES));
 const LAST_POINTS = 2 * 1440 + 120;
 const MANY = BOUNDS.seriesPerQuery + 1;
+const HEAVY = 10;
 /** The Deployment's memory limit in manifests/deployment.yaml. */
 const CONTAINER_LIMIT_BYTES = 1024 ** 3;
 
@@ -174,24 +175,29 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
       const r = await mallory.request('POST', path, { body });
       expect(r.status, r.body).to.equal(201);
     };
-    // Reaching for victim's data, three ways; and a query that forgot to aggregate.
-    await create(tspPath(MALLORY), tspObject(MALLORY, 'steal-expr', { predictionMetrics: [expressionMetric(`sum(container_cpu_usage_seconds_total{namespace="${VICTIM}"})`)] }));
-    await create(tspPath(MALLORY), tspObject(MALLORY, 'steal-ref', { targetRef: { kind: 'Deployment', name: 'web', namespace: VICTIM }, predictionMetrics: [{ resourceIdentifier: 'cpu', type: 'ResourceQuery', resourceQuery: 'cpu' }] }));
-    const annotated = ehpaObject(MALLORY, 'steal-annotation', 'web', dspEhpaSpec({ sampleInterval: '60s', historyLength: '2d' }));
-    (annotated.metadata as { annotations?: Record<string, string> }).annotations = { 'metric-query.autoscaling.crane.io/crane_pod_cpu_usage': `sum(rate(container_cpu_usage_seconds_total{namespace=~"vic.*"}[3m]))` };
-    await create(ehpaPath(MALLORY), annotated);
-    await create(tspPath(MALLORY), tspObject(MALLORY, 'many-series', { predictionMetrics: [expressionMetric('rate(container_cpu_usage_seconds_total{pod=~"many-.*"}[3m])')] }));
-    // Legal but heavy: 30 forecasts a day wide, refitting while we measure.
-    for (let i = 0; i < 30; i++) {
-      await create(tspPath(MALLORY), tspObject(MALLORY, `heavy-${i}`, { predictionWindowSeconds: 86_400, predictionMetrics: [expressionMetric(`sum(irate(container_cpu_usage_seconds_total{pod=~"heavy-.*"}[3m])) * ${i + 1}`)] }));
-    }
     const pid = serve.pid as number;
     let maxRss = rssBytes(pid);
     const rssTimer = setInterval(() => {
       maxRss = Math.max(maxRss, rssBytes(pid));
     }, 200);
+    // The victim's HPA keeps asking all through the attack: measured continuously, from the first
+    // hostile object until every one has its condition and the heavy forecasts are Ready.
+    let attacking = true;
+    const sampler = (async () => {
+      while (attacking) await measure(latencies.during, 1);
+    })();
     try {
-      await measure(latencies.during, 100);
+      // Reaching for victim's data, three ways; and a query that forgot to aggregate.
+      await create(tspPath(MALLORY), tspObject(MALLORY, 'steal-expr', { predictionMetrics: [expressionMetric(`sum(container_cpu_usage_seconds_total{namespace="${VICTIM}"})`)] }));
+      await create(tspPath(MALLORY), tspObject(MALLORY, 'steal-ref', { targetRef: { kind: 'Deployment', name: 'web', namespace: VICTIM }, predictionMetrics: [{ resourceIdentifier: 'cpu', type: 'ResourceQuery', resourceQuery: 'cpu' }] }));
+      const annotated = ehpaObject(MALLORY, 'steal-annotation', 'web', dspEhpaSpec({ sampleInterval: '60s', historyLength: '2d' }));
+      (annotated.metadata as { annotations?: Record<string, string> }).annotations = { 'metric-query.autoscaling.crane.io/crane_pod_cpu_usage': `sum(rate(container_cpu_usage_seconds_total{namespace=~"vic.*"}[3m]))` };
+      await create(ehpaPath(MALLORY), annotated);
+      await create(tspPath(MALLORY), tspObject(MALLORY, 'many-series', { predictionMetrics: [expressionMetric('rate(container_cpu_usage_seconds_total{pod=~"many-.*"}[3m])')] }));
+      // Legal but heavy: 10 forecasts a day wide (each status ~130 KB), fitted while we measure.
+      for (let i = 0; i < HEAVY; i++) {
+        await create(tspPath(MALLORY), tspObject(MALLORY, `heavy-${i}`, { predictionWindowSeconds: 86_400, predictionMetrics: [expressionMetric(`sum(irate(container_cpu_usage_seconds_total{pod=~"heavy-.*"}[3m])) * ${i + 1}`)] }));
+      }
       for (const [name, why] of [
         ['steal-expr', /namespace/],
         ['steal-ref', /namespace "victim"/],
@@ -201,11 +207,15 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
         const t = await waitObj(c, tspPath(MALLORY, name), `${name} refused`, (o) => readyCondition(o)?.status === 'False' && why.test(readyCondition(o)?.message ?? ''), 180_000);
         expect(JSON.stringify(t.status ?? {}), `${name} status`).to.not.contain('web-7d9c8b6f5d');
       }
-      await waitObj(c, tspPath(MALLORY, 'heavy-29'), 'heavy TSPs Ready', (o) => readyCondition(o)?.status === 'True', 300_000);
+      await waitObj(c, tspPath(MALLORY, `heavy-${HEAVY - 1}`), 'heavy TSPs Ready', (o) => readyCondition(o)?.status === 'True', 300_000);
       await measure(latencies.during, 50);
     } finally {
+      attacking = false;
+      await sampler;
       clearInterval(rssTimer);
     }
+    const slowest = [...latencies.during].sort((a, b) => b - a).slice(0, 5).map((x) => x.toFixed(0));
+    console.log(`      ${latencies.during.length} victim requests during the attack; slowest ms: ${slowest.join(', ')}; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
     const before = p99(latencies.before);
     const during = p99(latencies.during);
     console.log(`      victim p99 before ${before.toFixed(1)} ms, during ${during.toFixed(1)} ms; serve max RSS ${(maxRss / 2 ** 20).toFixed(0)} MiB`);
