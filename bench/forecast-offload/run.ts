@@ -5,15 +5,15 @@
 // Load as in bench/adapter: autocannon over loopback HTTPS with a front-proxy client certificate, Pods
 // metric requests round-robin over the 1,000 EHPAs. Modes rotate each round; medians are reported.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { createServer as createHttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { issueCertificate } from '../../src/adapter/cert-factory.ts';
 import { makeFixture, EHPAS } from '../adapter/fixture.ts';
+// A Prometheus answering `query_range` with a 15-day trace for every TSP (see stub-prometheus.ts).
+import { startStubPrometheus } from './stub-prometheus.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -21,44 +21,6 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const MODES = ['idle', 'in-thread', 'pool'] as const;
 type Mode = (typeof MODES)[number];
-
-/**
- * A Prometheus answering `query_range` with Crane's input1 trace (test/fixtures/traces/crane, 16 days at
- * 60 s), shifted so its last sample is the range's end: every TSP reads 15 days of it, in the chunks the
- * client splits (11,000 points each). One body per range is built and reused by the 50 TSPs of a round.
- */
-async function startStubPrometheus(): Promise<{ url: string; close: () => void }> {
-  const csv = await readFile(new URL('../../test/fixtures/traces/crane/input1.csv', import.meta.url), 'utf8');
-  const rows = csv.trim().split('\n').slice(1).map((l) => l.split(',').map(Number) as [number, number]);
-  const last = (rows[rows.length - 1] as [number, number])[0];
-  const bodies = new Map<string, string>();
-  const bodyFor = (start: number, end: number, rangeEnd: number): string => {
-    const key = `${start} ${end} ${rangeEnd}`;
-    let body = bodies.get(key);
-    if (body === undefined) {
-      const shift = rangeEnd - last;
-      const values = rows.filter((r) => r[0] + shift >= start && r[0] + shift <= end).map((r) => [r[0] + shift, String(r[1])]);
-      body = JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [{ metric: {}, values }] } });
-      if (bodies.size > 64) bodies.clear();
-      bodies.set(key, body);
-    }
-    return body;
-  };
-  const server = createHttpServer((req, res) => {
-    let form = '';
-    req.on('data', (c: Buffer) => (form += c.toString()));
-    req.on('end', () => {
-      const p = new URLSearchParams(form);
-      const start = Number(p.get('start'));
-      const end = Number(p.get('end'));
-      // The reader's range ends on the current minute (TspReconciler: now truncated to the step).
-      const rangeEnd = Math.floor(Date.now() / 60_000) * 60;
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(bodyFor(start, end, Math.max(end, rangeEnd)));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 

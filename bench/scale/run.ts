@@ -1,0 +1,365 @@
+// `npm run bench -- scale`: one `ehpa-adapter serve` replica against a real kube-apiserver holding
+// thousands of EHPAs and tens of thousands of pods (issue 16). Per size (SCALE_EHPAS, default "1000";
+// e.g. SCALE_EHPAS=1000,5000,10000):
+//   - the e2e harness' etcd + kube-apiserver + kube-controller-manager (test/e2e/harness), no kubelet;
+//   - 10 EHPAs per namespace (at most 1,000 namespaces), the mix of bench/controllers: CPU utilization on all,
+//     prediction (DSP, 15 days of history) on 3/4, crons on 1/2, Preview on 1/10; each on its own
+//     Deployment, created paused so the Deployment controller makes no pods of its own; 10 pods per
+//     Deployment created directly with the Deployment's labels, their status set Running+Ready as the
+//     harness' kubelet stand-in writes it (runningStatus);
+//   - serve as its own process (harness startAdapterProcess, the adapter's service-account identity and
+//     manifests/ RBAC), Prometheus replaced by bench/forecast-offload's stub (15 days per history query);
+//   - convergence: serve start until every EHPA has its HPA; every TSP Ready (cold start, all fits);
+//   - steady state: API requests by verb (serve's ehpa_adapter_kube_api_requests_total) over one
+//     --ehpa-resync-period, per EHPA;
+//   - the HPA's request mix through the aggregator as system:kube-controller-manager: one request per
+//     adapter-served metric per HPA every 15 s, then a burst at 4x; latency p50/p99 of each;
+//   - serve's RSS and CPU from /proc (CPU of threads other than the main one ≈ the forecast pool).
+// kube-controller-manager's own HPA runs with a 1 h sync period so the load generator alone sets the rate.
+import { readFileSync, readdirSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import {
+  createNamespace, deploymentObject, installCrds, installManifestRbac, startCluster, waitFor, type Cluster,
+} from '../../test/e2e/harness/index.ts';
+import { runningStatus } from '../../test/e2e/harness/kubelet-standin.ts';
+import { startStubPrometheus } from '../forecast-offload/stub-prometheus.ts';
+
+const SIZES = (process.env['SCALE_EHPAS'] ?? '1000').split(',').map(Number);
+const PODS_PER_EHPA = Number(process.env['SCALE_PODS_PER_EHPA'] ?? 10);
+const EHPAS_PER_NS = 10;
+const RESYNC_S = Number(process.env['SCALE_RESYNC_S'] ?? 60);
+const LOAD_S = Number(process.env['SCALE_LOAD_S'] ?? 60);
+const BURST_S = Number(process.env['SCALE_BURST_S'] ?? 15);
+const TSP_TIMEOUT_S = Number(process.env['SCALE_TSP_TIMEOUT_S'] ?? 1200);
+const CREATE_CONCURRENCY = 24;
+
+interface Row {
+  ehpas: number; namespaces: number; pods: number; tsps: number; createS: number; load: string;
+  convergeS: number; convergeReq: Map<string, number>; tspReadyS: number | undefined; tspsReady: number;
+  fitCpuS: number; mainCpuS: number; steady: Map<string, number>; steadyWindowS: number;
+  rssConverged: number; rssPeak: number; rssEnd: number;
+  lat: { phase: string; rate: number; n: number; errors: number; p50: number; p99: number; max: number }[];
+  serveCpuUnderLoad: number;
+}
+
+// ---------- small helpers ----------
+async function pool<T>(items: readonly T[], n: number, f: (x: T) => Promise<void>): Promise<void> {
+  let i = 0;
+  await Promise.all(Array.from({ length: n }, async () => {
+    while (i < items.length) await f(items[i++] as T);
+  }));
+}
+const pct = (xs: number[], p: number) => {
+  if (xs.length === 0) return NaN;
+  const s = Float64Array.from(xs).sort();
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
+};
+const TICK = 100; // USER_HZ
+function threadCpu(pid: number): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const f = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+      const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(t), (Number(rest[11]) + Number(rest[12])) / TICK);
+    } catch {
+      // the thread ended between readdir and read
+    }
+  }
+  return out;
+}
+function processCpu(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(rest[11]) + Number(rest[12])) / TICK;
+}
+function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+async function apiRequests(metricsUrl: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+  const out = new Map<string, number>();
+  for (const m of text.matchAll(/^ehpa_adapter_kube_api_requests_total\{method="(\w+)"\} (\S+)$/gm)) out.set(m[1]!, Number(m[2]));
+  return out;
+}
+const diff = (a: Map<string, number>, b: Map<string, number>) => new Map([...a].map(([k, v]) => [k, v - (b.get(k) ?? 0)] as [string, number]).filter(([, v]) => v > 0));
+const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+const fmtReq = (m: Map<string, number>, per: number) => [...m].sort().map(([k, v]) => `${k} ${(v / per).toFixed(2)}`).join(', ') || '0';
+const mib = (b: number) => `${Math.round(b / 2 ** 20)} MiB`;
+
+/** Items of a cluster-wide list, paginated (limit 500). */
+async function listAll<T>(c: Cluster, path: string): Promise<T[]> {
+  const items: T[] = [];
+  let cont = '';
+  do {
+    const r = await c.admin.getJson<{ items: T[]; metadata: { continue?: string } }>(`${path}?limit=500${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`);
+    items.push(...r.items);
+    cont = r.metadata.continue ?? '';
+  } while (cont);
+  return items;
+}
+/** Object count of a cluster-wide list without transferring it (limit=1 + remainingItemCount). */
+async function count(c: Cluster, path: string): Promise<number> {
+  const r = await c.admin.getJson<{ items: unknown[]; metadata: { remainingItemCount?: number } }>(`${path}?limit=1`);
+  return r.items.length + (r.metadata.remainingItemCount ?? 0);
+}
+
+// ---------- the workload ----------
+function ehpaSpec(i: number, target: string): Record<string, unknown> {
+  return {
+    scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target },
+    minReplicas: 1,
+    maxReplicas: 20 + (i % 10),
+    scaleStrategy: i % 10 === 0 ? 'Preview' : 'Auto',
+    metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 + (i % 30) } } }],
+    ...(i % 2 === 0 ? { crons: [{ name: 'peak', timezone: 'Asia/Shanghai', start: '0 9 ? * mon-fri', end: '0 18 ? * mon-fri', targetReplicas: 5 }] } : {}),
+    ...(i % 4 !== 3 ? { prediction: { predictionWindowSeconds: 3600, predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '15d' } } } } : {}),
+  };
+}
+
+async function populate(c: Cluster, n: number): Promise<{ namespaces: string[]; pods: number }> {
+  const nsCount = Math.ceil(n / EHPAS_PER_NS);
+  const namespaces = Array.from({ length: nsCount }, (_, k) => `scale-${k}`);
+  await pool(namespaces, 8, (ns) => createNamespace(c, ns));
+  const idx = Array.from({ length: n }, (_, i) => i);
+  let pods = 0;
+  const post = async (path: string, body: unknown) => {
+    const r = await c.admin.request('POST', path, { body });
+    if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${r.body.slice(0, 300)}`);
+    return r.json as { metadata: { name: string; namespace: string; uid: string; resourceVersion: string }; spec: { containers: { name: string; image?: string }[] } };
+  };
+  await pool(idx, CREATE_CONCURRENCY, async (i) => {
+    const ns = `scale-${Math.floor(i / EHPAS_PER_NS)}`;
+    const name = `app-${i}`;
+    const dep = deploymentObject(ns, name, { replicas: PODS_PER_EHPA, cpuRequest: '500m' }) as { spec: Record<string, unknown> & { template: { metadata: Record<string, unknown>; spec: unknown } } };
+    dep.spec['paused'] = true; // no ReplicaSet, no controller-made pods: the bench makes them
+    await post(`/apis/apps/v1/namespaces/${ns}/deployments`, dep);
+    for (let p = 0; p < PODS_PER_EHPA; p++) {
+      const pod = await post(`/api/v1/namespaces/${ns}/pods`, {
+        apiVersion: 'v1', kind: 'Pod',
+        metadata: { name: `${name}-5d8f7c9b4-${String(p).padStart(5, 'x')}`, labels: dep.spec.template.metadata['labels'] },
+        spec: dep.spec.template.spec,
+      });
+      const r = await c.admin.request('PATCH', `/api/v1/namespaces/${ns}/pods/${pod.metadata.name}/status`, {
+        body: { status: runningStatus(pod as never, new Date(Date.now() - 60_000)) }, contentType: 'application/merge-patch+json',
+      });
+      if (r.status !== 200) throw new Error(`pod status: ${r.status} ${r.body.slice(0, 200)}`);
+      pods++;
+    }
+    await post(`/apis/autoscaling.crane.io/v1alpha1/namespaces/${ns}/effectivehorizontalpodautoscalers`, {
+      apiVersion: 'autoscaling.crane.io/v1alpha1', kind: 'EffectiveHorizontalPodAutoscaler', metadata: { name, namespace: ns }, spec: ehpaSpec(i, name),
+    });
+  });
+  return { namespaces, pods };
+}
+
+// ---------- the HPA's request mix ----------
+interface Hpa {
+  metadata: { namespace: string; name: string; ownerReferences?: { name: string }[] };
+  spec: { scaleTargetRef: { name: string }; metrics?: { type: string; pods?: { metric: { name: string; selector?: { matchLabels?: Record<string, string> } } }; external?: { metric: { name: string; selector?: { matchLabels?: Record<string, string> } } } }[] };
+}
+const sel = (m: Record<string, string> | undefined) => encodeURIComponent(Object.entries(m ?? {}).map(([k, v]) => `${k}=${v}`).join(','));
+
+/** The adapter-served metric requests the HPA controller makes for these HPAs (Resource metrics go to metrics.k8s.io). */
+function hpaRequests(hpas: Hpa[]): string[] {
+  const out: string[] = [];
+  for (const h of hpas) {
+    const ns = h.metadata.namespace;
+    for (const m of h.spec.metrics ?? []) {
+      if (m.type === 'Pods' && m.pods) {
+        // The HPA lists the target's pods by the /scale selector: the Deployment's app=<name> (a Preview
+        // HPA's Substitute copies it); each EHPA here scales the Deployment of its own name.
+        const app = h.metadata.ownerReferences?.[0]?.name ?? h.spec.scaleTargetRef.name;
+        out.push(`/apis/custom.metrics.k8s.io/v1beta2/namespaces/${ns}/pods/%2A/${m.pods.metric.name}?labelSelector=${sel({ app })}&metricLabelSelector=${sel(m.pods.metric.selector?.matchLabels)}`);
+      } else if (m.type === 'External' && m.external) {
+        out.push(`/apis/external.metrics.k8s.io/v1beta1/namespaces/${ns}/${m.external.metric.name}?labelSelector=${sel(m.external.metric.selector?.matchLabels)}`);
+      }
+    }
+  }
+  return out;
+}
+
+/** Open-loop load: `rate` req/s for `seconds`, round-robin over `paths`; latency of each answer. */
+async function load(c: Cluster, agent: Agent, paths: string[], rate: number, seconds: number, phase: string) {
+  const lat: number[] = [];
+  let errors = 0;
+  let i = 0;
+  let inflight = 0;
+  const url = new URL(c.apiserverUrl);
+  const one = () => new Promise<void>((resolve) => {
+    const t0 = performance.now();
+    inflight++;
+    const path = paths[i++ % paths.length]!;
+    const req = request({ host: url.hostname, port: url.port, path, method: 'GET', agent, headers: { accept: 'application/json' }, timeout: 30_000 }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        inflight--;
+        if (res.statusCode === 200) lat.push(performance.now() - t0);
+        else if (errors++ === 0) console.log(`  (first error in ${phase}: ${res.statusCode} ${path})`);
+        resolve();
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => {
+      inflight--;
+      errors++;
+      resolve();
+    });
+    req.end();
+  });
+  const pending: Promise<void>[] = [];
+  const start = performance.now();
+  let sent = 0;
+  while (performance.now() - start < seconds * 1000) {
+    const due = Math.floor(((performance.now() - start) / 1000) * rate);
+    for (; sent < due; sent++) pending.push(one());
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await Promise.all(pending);
+  void inflight;
+  return { phase, rate: Math.round(rate), n: lat.length, errors, p50: pct(lat, 50), p99: pct(lat, 99), max: pct(lat, 100) };
+}
+
+// ---------- one size ----------
+async function runSize(n: number): Promise<Row> {
+  const cluster = await startCluster({ kubelet: false, prometheus: false, hpaSyncPeriod: '1h' });
+  const prom = await startStubPrometheus({ observedPods: true });
+  try {
+    await installCrds(cluster);
+    await installManifestRbac(cluster);
+    await cluster.routeMetricsApisToAdapter();
+    const tc = performance.now();
+    const { namespaces, pods } = await populate(cluster, n);
+    const createS = (performance.now() - tc) / 1000;
+    console.log(`  ${n} EHPAs, ${pods} pods in ${namespaces.length} namespaces created in ${createS.toFixed(0)} s`);
+    const tsps = Array.from({ length: n }, (_, i) => i).filter((i) => i % 4 !== 3).length;
+
+    const t0 = performance.now();
+    const serve = await cluster.startAdapterProcess({
+      name: 'serve',
+      args: [
+        `--secure-port=${cluster.adapterPort}`, '--bind-address=127.0.0.1', `--cert-dir=${join(cluster.dir, 'adapter-certs')}`,
+        `--prometheus-url=${prom.url}`, '--leader-election-namespace=ehpa-system', '--log-level=warn',
+        `--ehpa-resync-period=${RESYNC_S}s`,
+        ...(process.env['SCALE_SERVE_ARGS'] ? process.env['SCALE_SERVE_ARGS'].split(' ') : []),
+      ],
+      // The heap cap of manifests/deployment.yaml (NODE_OPTIONS there), so RSS is what the pod would show.
+      env: { NODE_OPTIONS: `--max-old-space-size=768${process.env['SCALE_CPU_PROF'] ? ` --cpu-prof --cpu-prof-dir=${process.env['SCALE_CPU_PROF']}` : ''}` },
+    });
+    const pid = serve.pid;
+    const cpuStart = threadCpu(pid);
+    let rssPeak = 0;
+    let rssLast = 0;
+    const sampler = setInterval(() => {
+      try {
+        rssLast = rssBytes(pid);
+        rssPeak = Math.max(rssPeak, rssLast);
+      } catch {
+        // serve exited; the waits below report it
+      }
+    }, 1000);
+    try {
+      let hpas = 0;
+      await waitFor('every EHPA has its HPA', async () => (hpas = await count(cluster, '/apis/autoscaling/v2/horizontalpodautoscalers')) >= n,
+        { timeoutMs: 3_600_000, intervalMs: 2000, process: serve as never }).catch((e: Error) => {
+        throw new Error(`${e.message} (${hpas}/${n})`);
+      });
+      const convergeS = (performance.now() - t0) / 1000;
+      const convergeReq = await apiRequests(serve.metricsUrl);
+      const rssConverged = rssLast;
+      console.log(`  converged in ${convergeS.toFixed(1)} s; API requests ${fmtReq(convergeReq, 1)}; RSS ${mib(rssConverged)}`);
+
+      // Every TSP Ready: the forecasting cold start.
+      let ready = 0;
+      let tspReadyS: number | undefined;
+      const tspDeadline = performance.now() + TSP_TIMEOUT_S * 1000;
+      while (performance.now() < tspDeadline) {
+        const items = await listAll<{ status?: { conditions?: { type: string; status: string }[] } }>(cluster, '/apis/prediction.crane.io/v1alpha1/timeseriespredictions');
+        ready = items.filter((t) => t.status?.conditions?.some((k) => k.type === 'Ready' && k.status === 'True')).length;
+        if (ready >= tsps) {
+          tspReadyS = (performance.now() - t0) / 1000;
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 5000));
+      }
+      const cpuFit = threadCpu(pid);
+      let mainCpuS = 0;
+      let fitCpuS = 0;
+      for (const [tid, s] of cpuFit) {
+        const d = s - (cpuStart.get(tid) ?? 0);
+        if (tid === pid) mainCpuS += d;
+        else fitCpuS += d;
+      }
+      console.log(`  TSPs Ready ${ready}/${tsps}${tspReadyS ? ` at ${tspReadyS.toFixed(0)} s` : ' (timed out)'}; CPU main thread ${mainCpuS.toFixed(1)} s, other threads ${fitCpuS.toFixed(1)} s`);
+
+      // Steady state: one resync period with nothing to change.
+      const s0 = await apiRequests(serve.metricsUrl);
+      const ts = performance.now();
+      await new Promise((r) => setTimeout(r, RESYNC_S * 1000));
+      const steady = diff(await apiRequests(serve.metricsUrl), s0);
+      const steadyWindowS = (performance.now() - ts) / 1000;
+      console.log(`  steady state over ${steadyWindowS.toFixed(0)} s: ${fmtReq(steady, 1)}`);
+
+      // The HPA's request mix through the aggregator, as kube-controller-manager.
+      const hpaList = await listAll<Hpa>(cluster, '/apis/autoscaling/v2/horizontalpodautoscalers');
+      const paths = hpaRequests(hpaList);
+      const kcm = await cluster.identity('system:kube-controller-manager');
+      const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: readFileSync(cluster.clusterCaPath), cert: readFileSync(kcm.cert.certPath), key: readFileSync(kcm.cert.keyPath) });
+      const rate = paths.length / 15;
+      await load(cluster, agent, paths, Math.min(rate, 50), 5, 'warm-up');
+      const cpuL0 = processCpu(pid);
+      const tl = performance.now();
+      const lat = [
+        await load(cluster, agent, paths, rate, LOAD_S, `HPA rate (${paths.length} metrics / 15 s)`),
+        await load(cluster, agent, paths, rate * 4, BURST_S, 'burst 4x'),
+      ];
+      const serveCpuUnderLoad = (processCpu(pid) - cpuL0) / ((performance.now() - tl) / 1000);
+      agent.destroy();
+      for (const l of lat) console.log(`  ${l.phase}: ${l.rate} req/s, ${l.n} ok, ${l.errors} errors, p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, max ${l.max.toFixed(0)} ms`);
+      return {
+        ehpas: n, namespaces: namespaces.length, pods, tsps, createS, load: loadavg().map((x) => x.toFixed(2)).join(' '),
+        convergeS, convergeReq, tspReadyS, tspsReady: ready, fitCpuS, mainCpuS, steady, steadyWindowS,
+        rssConverged, rssPeak, rssEnd: rssLast, lat, serveCpuUnderLoad,
+      };
+    } finally {
+      clearInterval(sampler);
+      await serve.stop(10_000);
+    }
+  } catch (e) {
+    console.error(await cluster.logs(30));
+    throw e;
+  } finally {
+    prom.close();
+    await cluster.stop();
+  }
+}
+
+const rows: Row[] = [];
+for (const n of SIZES) {
+  console.log(`\n-- scale: ${n} EHPAs (load average before: ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+  rows.push(await runSize(n));
+}
+const cell = (f: (r: Row) => string) => rows.map(f).join(' | ');
+console.log(`\nscale benchmark: one serve replica, real kube-apiserver/etcd/kube-controller-manager (v1.34.4), Node ${process.version}; resync ${RESYNC_S} s; load ${LOAD_S} s + burst ${BURST_S} s`);
+console.log(`| | ${cell((r) => `${r.ehpas.toLocaleString('en-US')} EHPAs`)} |`);
+console.log(`|---|${rows.map(() => '---').join('|')}|`);
+const lines: [string, (r: Row) => string][] = [
+  ['pods / namespaces / TSPs', (r) => `${r.pods.toLocaleString('en-US')} / ${r.namespaces} / ${r.tsps.toLocaleString('en-US')}`],
+  ['load average at the end (1/5/15 min)', (r) => r.load],
+  ['first convergence (serve start → every EHPA has its HPA)', (r) => `${r.convergeS.toFixed(1)} s (${Math.round(r.ehpas / r.convergeS)} EHPAs/s)`],
+  ['API requests per EHPA, first convergence', (r) => `${(sum(r.convergeReq) / r.ehpas).toFixed(2)} (${fmtReq(r.convergeReq, r.ehpas)})`],
+  ['steady state: API requests per EHPA per resync pass', (r) => `${(sum(r.steady) / r.ehpas / (r.steadyWindowS / RESYNC_S)).toFixed(2)} (${fmtReq(r.steady, r.ehpas * (r.steadyWindowS / RESYNC_S))})`],
+  ['TSP cold start → all Ready', (r) => (r.tspReadyS ? `${r.tspReadyS.toFixed(0)} s` : `${r.tspsReady}/${r.tsps} Ready after ${TSP_TIMEOUT_S} s (all ≈ ${r.tspsReady ? Math.round((r.tsps / r.tspsReady) * TSP_TIMEOUT_S) : '?'} s at that rate)`)],
+  ['CPU per TSP fit (threads off the main one / TSPs Ready)', (r) => (r.tspsReady ? `${((r.fitCpuS / r.tspsReady) * 1000).toFixed(0)} ms (${r.fitCpuS.toFixed(0)} s total; main thread ${r.mainCpuS.toFixed(0)} s)` : 'n/a')],
+  ['RSS after convergence / peak / end', (r) => `${mib(r.rssConverged)} / ${mib(r.rssPeak)} / ${mib(r.rssEnd)}`],
+  ...[0, 1].map((k): [string, (r: Row) => string] => [
+    `metrics APIs through the aggregator, ${k === 0 ? 'HPA rate' : 'burst 4×'}: req/s, p50 / p99`,
+    (r) => { const l = r.lat[k]!; return `${l.rate}/s: ${l.p50.toFixed(1)} / ${l.p99.toFixed(1)} ms (${l.errors} errors of ${l.n + l.errors})`; },
+  ]),
+  ['serve CPU under the load (cores)', (r) => r.serveCpuUnderLoad.toFixed(2)],
+];
+for (const [k, f] of lines) console.log(`| ${k} | ${cell(f)} |`);
+process.exit(0);
