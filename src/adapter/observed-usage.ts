@@ -37,3 +37,25 @@ export async function observedPodCpuMillis(
   }
   return out;
 }
+
+/**
+ * The observed value of a predicted metric other than per-pod CPU: the same PromQL its forecast is built
+ * from (the TSP entry's query, already confined to the namespace), read back over the last few minutes.
+ * The newest point of each series is summed, so a query that forgot to aggregate still gives the workload
+ * total the forecast would have. Undefined when no series has data; a Prometheus error propagates.
+ */
+export async function observedQueryTotal(
+  history: HistoryProvider,
+  promql: string,
+  nowMs: number,
+  opts: { lookbackS?: number; stepS?: number } = {},
+): Promise<number | undefined> {
+  const end = Math.floor(nowMs / 1000);
+  const series = await history.queryRange(promql, end - (opts.lookbackS ?? 180), end, opts.stepS ?? 15);
+  let total: number | undefined;
+  for (const s of series) {
+    const last = s.values[s.values.length - 1];
+    if (last !== undefined && Number.isFinite(last)) total = (total ?? 0) + last;
+  }
+  return total;
+}

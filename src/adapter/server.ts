@@ -18,6 +18,7 @@ import { podCpuProvider } from './providers/pod-cpu-provider.ts';
 import { cronProvider } from './providers/cron-provider.ts';
 import type { CronSemantics } from '../metric-values/cron-replicas.ts';
 import { predictionProvider } from './providers/prediction-provider.ts';
+import { legacyExternalPredictionProvider, legacyPodsPredictionProvider } from './providers/legacy-prediction-provider.ts';
 import type { AdapterSources, FallbackListener } from './providers/sources.ts';
 
 export interface MetricsAdapterOptions {
@@ -100,11 +101,13 @@ export async function startMetricsAdapter(
   warnIfAnyNameAllowed(options.requestHeader, logger);
   const authorizer = new CachingAuthorizer(options.authorizer, { ttlMs: options.authzCacheTtlMs, now: options.now, metrics });
   const remote = options.remoteAdapter ? createRemoteAdapter(options.remoteAdapter, logger) : undefined;
+  // Every predicted metric, whatever name the HPA reads it by, falls back the same way (--prediction-fallback).
+  const predicted = { sources, fallback: options.predictionFallback, metrics, ...(options.onPredictionFallback ? { onFallback: options.onPredictionFallback } : {}) };
   const handle = createMetricsApiHandler({
     authenticate: (req) => authenticator.authenticate(req),
     authorizer,
-    custom: [podCpuProvider({ sources, fallback: options.predictionFallback, metrics, ...(options.onPredictionFallback ? { onFallback: options.onPredictionFallback } : {}) })],
-    external: [cronProvider({ sources, localZone: options.localZone, ...(options.cronSemantics ? { semantics: options.cronSemantics } : {}) }), predictionProvider({ sources, metrics })],
+    custom: [podCpuProvider(predicted), legacyPodsPredictionProvider(predicted)],
+    external: [cronProvider({ sources, localZone: options.localZone, ...(options.cronSemantics ? { semantics: options.cronSemantics } : {}) }), predictionProvider(predicted), legacyExternalPredictionProvider(predicted)],
     ...(remote ? { remote } : {}),
     metrics,
     now: options.now,

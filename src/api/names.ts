@@ -14,3 +14,22 @@ export const CRON_RESOURCE_IDENTIFIER = 'cron';
 export function ownedObjectName(ehpaName: string): string {
   return `ehpa-${ehpaName}`;
 }
+
+/**
+ * Predicted Pods and External metrics of Crane v0.6–v0.7 (docs/crane-behaviour.md §0.1; gocrane/crane
+ * v0.6.0 site/content/.../effective-hpa-with-prometheus-adapter.md shows `crane_custom.pods_http_requests`),
+ * selected by the EHPA uid label like `crane_pod_cpu_usage`.
+ */
+export const CUSTOM_PODS_PREDICTION_PREFIX = 'crane_custom.pods_';
+export const EXTERNAL_PREDICTION_PREFIX = 'crane_external_';
+/** Crane v0.8+'s one External metric for every predicted metric, selected by target and resourceIdentifier. */
+export const PREDICTION_METRIC = 'crane_autoscaling_prediction';
+
+/**
+ * Crane HEAD's resourceIdentifier of a predicted metric (gocrane/crane pkg/utils/ehpa.go
+ * GetPredictionMetricIdentifier): `resource.memory`, `container-resource.cpu`, `pods.<name>`, `external.<name>`.
+ */
+export function predictionIdentifier(type: 'Resource' | 'ContainerResource' | 'Pods' | 'External', name: string): string {
+  const prefix = type === 'Resource' ? 'resource' : type === 'ContainerResource' ? 'container-resource' : type === 'Pods' ? 'pods' : 'external';
+  return `${prefix}.${name}`;
+}

@@ -11,7 +11,7 @@ import { resolveLocalZone, startAdapterFromFlags } from '../adapter/start-from-f
 import { registerCraneExporter } from '../adapter/crane-exporter.ts';
 import type { MetricsAdapterHandle } from '../adapter/server.ts';
 import type { AdapterSources } from '../adapter/providers/sources.ts';
-import { observedPodCpuMillis } from '../adapter/observed-usage.ts';
+import { observedPodCpuMillis, observedQueryTotal } from '../adapter/observed-usage.ts';
 import { clusterReads } from './cluster-reads.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { PrometheusClient } from '../prometheus/client.ts';
@@ -47,6 +47,7 @@ export async function startAdapterInServe(o: {
     listPods: reads.listPods,
     getScaleReplicas: reads.getScaleReplicas,
     observedPodCpuMillis: (ns, pods) => (prometheus ? observedPodCpuMillis(prometheus, ns, pods, now()) : new Map()),
+    observedQueryTotal: (_ns, promql) => (prometheus ? observedQueryTotal(prometheus, promql, now()) : undefined),
   };
   const events = new EventRecorder(o.ctx.client, 'ehpa-adapter-metrics', o.log, now);
   // Ready once the caches the adapter answers from are filled; a slow or forbidden cache of another loop

@@ -1,23 +1,27 @@
 // The backing HPA an EHPA wants (docs/crane-behaviour.md §B.2, §B.3), built without I/O: the pods'
-// CPU requests come in as a summary, so the same EHPA and pods always give the same HPA.
+// requests come in as summaries, so the same EHPA and pods always give the same HPA.
 import type { V2HorizontalPodAutoscalerBehavior, V2HPAScalingRules, V2MetricSpec } from '@kubernetes/client-node';
 import { HPA_API_VERSION, type HorizontalPodAutoscaler } from '../api/autoscaling.ts';
-import { CRON_METRIC, POD_CPU_USAGE_METRIC, ownedObjectName } from '../api/names.ts';
+import { CRON_METRIC, CUSTOM_PODS_PREDICTION_PREFIX, EXTERNAL_PREDICTION_PREFIX, POD_CPU_USAGE_METRIC, PREDICTION_METRIC, ownedObjectName } from '../api/names.ts';
+import { predictedMetrics, type PredictedMetric, type UnpredictedMetric } from './predicted-metrics.ts';
 import { CRON_TARGET_AVERAGE_VALUE, controllerOwnerReference, cronMetricSelector, ownedLabels } from './naming.ts';
 import { EHPA_API_VERSION, EHPA_UID_LABEL, SUBSTITUTE_KIND, predictionEnabled, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 
-/** CPU requests of the target's pods, summed the way Crane's `GetPodsRequests` does (§B.3). */
+/** Requests of the target's pods for one resource, summed the way Crane's `GetPodsRequests` does (§B.3). */
 export interface PodCpuRequests {
   /** Pods the average is taken over. */
   pods: number;
-  /** Sum of their containers' CPU requests, millicores. */
+  /** Sum of their containers' requests, milli-units (millicores, milli-bytes). */
   requestMilli: number;
-  /** Pods with a container that has no CPU request (the conversion is refused for them). */
+  /** Pods with a (named) container that has no request (the conversion is refused for them). */
   missing: string[];
 }
+export type PodRequests = PodCpuRequests;
+/** Requests of `resource` (of `container` only, when given) over the target's pods. */
+export type PodRequestsLookup = (resource: string, container?: string) => PodRequests | undefined;
 
 export interface MetricProblem {
-  reason: 'MissingCPURequests' | 'NoPodsForConversion' | 'ZeroConvertedTarget';
+  reason: 'MissingCPURequests' | 'MissingRequests' | 'NoPodsForConversion' | 'ZeroConvertedTarget';
   message: string;
 }
 
@@ -25,11 +29,13 @@ export interface DesiredHpaInput {
   ehpa: EffectiveHorizontalPodAutoscaler;
   /** Needed only when a Resource cpu Utilization metric is converted; undefined means "not looked up". */
   podCpuRequests?: PodCpuRequests;
+  /** Requests of any resource, for Utilization targets of memory and ContainerResource metrics. */
+  podRequests?: PodRequestsLookup;
   /** Labels/annotations copied from the EHPA (craned's propagation flags, §B.2). */
   propagate?: { labels?: Record<string, string>; annotations?: Record<string, string> };
 }
 
-/** Formats millicores as apimachinery's canonical DecimalSI string ("250m", "2", "1500m"). */
+/** Formats milli-units as apimachinery's canonical DecimalSI string ("250m", "2", "1500m"). */
 export function formatMilli(milli: number): string {
   if (milli % 1000 === 0) return String(milli / 1000);
   return `${milli}m`;
@@ -39,9 +45,47 @@ function isCpuResourceMetric(m: V2MetricSpec): boolean {
   return m.type === 'Resource' && m.resource?.name === 'cpu';
 }
 
-/** Whether the EHPA gets the predicted-CPU Pods metric and a TSP (prediction on and a Resource cpu metric). */
+/** Whether the EHPA gets the predicted-CPU Pods metric (prediction on and a Resource cpu metric). */
 export function hasPredictableCpuMetric(ehpa: EffectiveHorizontalPodAutoscaler): boolean {
   return predictionEnabled(ehpa.spec) && (ehpa.spec.metrics ?? []).some(isCpuResourceMetric);
+}
+
+/** Whether building the HPA needs the pods' requests (a predicted Resource/ContainerResource Utilization target). */
+export function needsPodRequests(ehpa: EffectiveHorizontalPodAutoscaler): boolean {
+  return predictedMetrics(ehpa).predicted.some((p) => {
+    const m = (ehpa.spec.metrics ?? [])[p.index];
+    return (m?.resource ?? m?.containerResource)?.target.averageUtilization != null;
+  });
+}
+
+/**
+ * The AverageValue a Resource/ContainerResource metric's prediction is compared with: its averageValue, or
+ * its averageUtilization converted through the pods' requests as Crane does:
+ * int64(requests × utilization / 100 / pods), truncated, in milli-units (gocrane/crane
+ * pkg/controller/ehpa/hpa.go GetHPAMetrics).
+ */
+function convertedAverageValue(
+  target: { averageValue?: string | number; averageUtilization?: number },
+  resource: string,
+  requests: PodRequests | undefined,
+  label: string,
+): { averageValue?: string; problem?: MetricProblem } {
+  if (target.averageUtilization == null) return target.averageValue == null ? {} : { averageValue: String(target.averageValue) };
+  if (!requests || requests.pods === 0) {
+    return { problem: { reason: 'NoPodsForConversion', message: `${label}: no pods of the target to read ${resource} requests from` } };
+  }
+  if (requests.missing.length > 0) {
+    const names = requests.missing.slice(0, 3).join(', ') + (requests.missing.length > 3 ? ', ...' : '');
+    const reason = resource === 'cpu' ? 'MissingCPURequests' : 'MissingRequests';
+    const message = resource === 'cpu' && label === 'Resource cpu' ? `missing CPU request in pods: ${names}` : `${label}: missing ${resource} request in pods: ${names}`;
+    return { problem: { reason, message } };
+  }
+  const milli = Math.trunc((requests.requestMilli * target.averageUtilization) / 100 / requests.pods);
+  if (milli <= 0) {
+    const message = resource === 'cpu' && label === 'Resource cpu' ? 'converted CPU target rounds down to 0m' : `${label}: converted target rounds down to 0m`;
+    return { problem: { reason: 'ZeroConvertedTarget', message } };
+  }
+  return { averageValue: formatMilli(milli) };
 }
 
 /**
@@ -54,33 +98,68 @@ export function predictedCpuMetric(
 ): { metric?: V2MetricSpec; problem?: MetricProblem } {
   const cpu = (ehpa.spec.metrics ?? []).find(isCpuResourceMetric);
   if (!cpu?.resource) return {};
-  const target = cpu.resource.target;
-  let averageValue: string | undefined = target.averageValue;
-  if (target.averageUtilization != null) {
-    if (!requests || requests.pods === 0) {
-      return { problem: { reason: 'NoPodsForConversion', message: 'no pods of the target to read CPU requests from' } };
-    }
-    if (requests.missing.length > 0) {
-      const names = requests.missing.slice(0, 3).join(', ') + (requests.missing.length > 3 ? ', ...' : '');
-      return { problem: { reason: 'MissingCPURequests', message: `missing CPU request in pods: ${names}` } };
-    }
-    // Crane: int64(requests * utilization / 100 / pods), truncated, in millicores.
-    const milli = Math.trunc((requests.requestMilli * target.averageUtilization) / 100 / requests.pods);
-    if (milli <= 0) {
-      return { problem: { reason: 'ZeroConvertedTarget', message: 'converted CPU target rounds down to 0m' } };
-    }
-    averageValue = formatMilli(milli);
-  }
-  if (averageValue == null) return {};
+  const r = convertedAverageValue(cpu.resource.target, 'cpu', requests, 'Resource cpu');
+  if (r.averageValue == null) return r.problem ? { problem: r.problem } : {};
   return {
     metric: {
       type: 'Pods',
       pods: {
         metric: { name: POD_CPU_USAGE_METRIC, selector: { matchLabels: { [EHPA_UID_LABEL]: ehpa.metadata.uid ?? '' } } },
-        target: { type: 'AverageValue', averageValue },
+        target: { type: 'AverageValue', averageValue: r.averageValue },
       },
     },
   };
+}
+
+/** Crane HEAD's External `crane_autoscaling_prediction` for one resourceIdentifier of this EHPA's target. */
+export function headPredictionMetric(ehpa: EffectiveHorizontalPodAutoscaler, resourceIdentifier: string, averageValue: string): V2MetricSpec {
+  return {
+    type: 'External',
+    external: {
+      metric: { name: PREDICTION_METRIC, selector: { matchLabels: { ...cronMetricSelector(ehpa), resourceIdentifier } } },
+      target: { type: 'AverageValue', averageValue },
+    },
+  };
+}
+
+/**
+ * The predicted metric beside one original metric. Names follow the Crane generation that first predicted
+ * that kind of metric: Resource cpu the v0.2–v0.7 Pods `crane_pod_cpu_usage`; Pods and External the
+ * v0.6–v0.7 `crane_custom.pods_<name>` / `crane_external_<name>` (EHPA uid selector); memory and
+ * ContainerResource, which only HEAD predicts, HEAD's External `crane_autoscaling_prediction`. The adapter
+ * answers every name for every identifier, so HPAs written by either Crane generation keep working.
+ */
+function predictedMetricSpec(
+  ehpa: EffectiveHorizontalPodAutoscaler,
+  p: PredictedMetric,
+  cpuRequests: PodCpuRequests | undefined,
+  lookup: PodRequestsLookup | undefined,
+): { metric?: V2MetricSpec; problem?: MetricProblem } {
+  const original = (ehpa.spec.metrics ?? [])[p.index] as V2MetricSpec;
+  const uidSelector = { matchLabels: { [EHPA_UID_LABEL]: ehpa.metadata.uid ?? '' } };
+  switch (p.type) {
+    case 'Resource':
+    case 'ContainerResource': {
+      if (p.type === 'Resource' && p.name === 'cpu') return predictedCpuMetric(ehpa, cpuRequests ?? lookup?.('cpu'));
+      const target = (original.resource ?? original.containerResource)?.target;
+      if (!target) return {};
+      const label = `${p.type} ${p.name}${p.container ? ` (container ${p.container})` : ''}`;
+      const requests = target.averageUtilization == null ? undefined : lookup?.(p.name, p.container);
+      const r = convertedAverageValue(target, p.name, requests, label);
+      if (r.averageValue == null) return r.problem ? { problem: r.problem } : {};
+      return { metric: headPredictionMetric(ehpa, p.resourceIdentifier, r.averageValue) };
+    }
+    case 'Pods': {
+      const averageValue = original.pods?.target.averageValue;
+      if (averageValue == null) return {};
+      return { metric: { type: 'Pods', pods: { metric: { name: CUSTOM_PODS_PREDICTION_PREFIX + p.name, selector: uidSelector }, target: { type: 'AverageValue', averageValue } } } };
+    }
+    case 'External': {
+      const target = original.external?.target;
+      if (!target || (target.averageValue == null && target.value == null)) return {};
+      return { metric: { type: 'External', external: { metric: { name: EXTERNAL_PREDICTION_PREFIX + p.name, selector: uidSelector }, target: structuredClone(target) } } };
+    }
+  }
 }
 
 /** The single External cron metric, however many crons there are (§B.3 step 3). */
@@ -94,17 +173,23 @@ export function cronMetric(ehpa: EffectiveHorizontalPodAutoscaler): V2MetricSpec
   };
 }
 
-/** Original metrics first (the fallback), then the prediction metric, then the cron metric. */
+/**
+ * Original metrics first (the fallback), then one prediction metric per predicted metric (spec order),
+ * then the cron metric. `problem` is the first conversion problem (every one is in `problems`); a metric
+ * with a problem or without a query (`unpredicted`) runs on its original alone.
+ */
 export function buildHpaMetrics(
   ehpa: EffectiveHorizontalPodAutoscaler,
   requests: PodCpuRequests | undefined,
-): { metrics: V2MetricSpec[]; problem?: MetricProblem } {
+  lookup?: PodRequestsLookup,
+): { metrics: V2MetricSpec[]; problem?: MetricProblem; problems: MetricProblem[]; unpredicted: UnpredictedMetric[] } {
   const metrics: V2MetricSpec[] = structuredClone(ehpa.spec.metrics ?? []);
-  let problem: MetricProblem | undefined;
-  if (hasPredictableCpuMetric(ehpa)) {
-    const r = predictedCpuMetric(ehpa, requests);
+  const problems: MetricProblem[] = [];
+  const { predicted, unpredicted } = predictedMetrics(ehpa);
+  for (const p of predicted) {
+    const r = predictedMetricSpec(ehpa, p, requests, lookup);
     if (r.metric) metrics.push(r.metric);
-    problem = r.problem;
+    if (r.problem) problems.push(r.problem);
   }
   if ((ehpa.spec.crons ?? []).length > 0) metrics.push(cronMetric(ehpa));
   // autoscaling/v2 defaulting adds 80% CPU to an HPA without metrics; build it ourselves so the stored
@@ -112,7 +197,7 @@ export function buildHpaMetrics(
   if (metrics.length === 0) {
     metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } });
   }
-  return { metrics, problem };
+  return { metrics, ...(problems[0] ? { problem: problems[0] } : {}), problems, unpredicted };
 }
 
 // autoscaling/v2 SetDefaults_HorizontalPodAutoscalerBehavior: a behavior that is present gets every
@@ -147,10 +232,10 @@ export function defaultBehavior(b: V2HorizontalPodAutoscalerBehavior | undefined
   };
 }
 
-export function buildDesiredHpa(input: DesiredHpaInput): { hpa: HorizontalPodAutoscaler; problem?: MetricProblem } {
+export function buildDesiredHpa(input: DesiredHpaInput): { hpa: HorizontalPodAutoscaler; problem?: MetricProblem; problems: MetricProblem[]; unpredicted: UnpredictedMetric[] } {
   const { ehpa } = input;
   const name = ownedObjectName(ehpa.metadata.name);
-  const { metrics, problem } = buildHpaMetrics(ehpa, input.podCpuRequests);
+  const { metrics, problem, problems, unpredicted } = buildHpaMetrics(ehpa, input.podCpuRequests, input.podRequests);
   const preview = ehpa.spec.scaleStrategy === 'Preview';
   const hpa: HorizontalPodAutoscaler = {
     apiVersion: HPA_API_VERSION,
@@ -175,5 +260,5 @@ export function buildDesiredHpa(input: DesiredHpaInput): { hpa: HorizontalPodAut
   };
   const behavior = defaultBehavior(ehpa.spec.behavior);
   if (behavior) hpa.spec.behavior = behavior;
-  return { hpa, problem };
+  return { hpa, ...(problem ? { problem } : {}), problems, unpredicted };
 }

@@ -1,30 +1,29 @@
-// The TimeSeriesPrediction an EHPA wants (docs/crane-behaviour.md §B.4, in its v0.2–v0.7 shape:
-// one `crane_pod_cpu_usage` metric that the adapter's Pods metric reads, §C.3).
+// The TimeSeriesPrediction an EHPA wants (docs/crane-behaviour.md §B.4): one TSP per EHPA with one
+// predictionMetrics entry per predicted metric (predicted-metrics.ts). Resource cpu keeps the v0.2–v0.7
+// entry `crane_pod_cpu_usage` that the adapter's Pods metric reads (§C.3); the others use Crane HEAD's
+// identifiers (`resource.memory`, `container-resource.<r>`, `pods.<name>`, `external.<name>`).
 import { LABEL_MANAGED_BY, LABEL_NAME, LABEL_PART_OF, LABEL_TARGET_KIND, LABEL_TARGET_NAME, LABEL_TARGET_NAMESPACE, MANAGED_BY, controllerOwnerReference } from './naming.ts';
-import { POD_CPU_USAGE_IDENTIFIER, ownedObjectName } from '../api/names.ts';
-import { hasPredictableCpuMetric } from './desired-hpa.ts';
+import { ownedObjectName } from '../api/names.ts';
+import { predictedMetrics, type PredictedMetric } from './predicted-metrics.ts';
 import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import { TSP_GROUP, TSP_KIND, TSP_VERSION, type PredictionMetricSpec, type TimeSeriesPrediction } from '../api/prediction.ts';
 
-/** User PromQL override, Crane's `metric-query.autoscaling.crane.io/<metricIdentifier>` (§B.3). */
-export const METRIC_QUERY_ANNOTATION_PREFIX = 'metric-query.autoscaling.crane.io/';
+export { METRIC_QUERY_ANNOTATION_PREFIX } from './predicted-metrics.ts';
 
-function cpuQueryOverride(ehpa: EffectiveHorizontalPodAutoscaler): string | undefined {
-  const a = ehpa.metadata.annotations ?? {};
-  // Our own identifier first, then Crane v0.8+'s name for the same metric.
-  return a[METRIC_QUERY_ANNOTATION_PREFIX + POD_CPU_USAGE_IDENTIFIER] ?? a[METRIC_QUERY_ANNOTATION_PREFIX + 'resource.cpu'];
+function metricSpec(p: PredictedMetric, ehpa: EffectiveHorizontalPodAutoscaler): PredictionMetricSpec {
+  const metric: PredictionMetricSpec = p.query.type === 'ExpressionQuery'
+    ? { resourceIdentifier: p.resourceIdentifier, type: 'ExpressionQuery', expressionQuery: { expression: p.query.expression } }
+    : { resourceIdentifier: p.resourceIdentifier, type: 'ResourceQuery', resourceQuery: p.query.resource };
+  metric.algorithm = structuredClone(ehpa.spec.prediction?.predictionAlgorithm ?? {});
+  return metric;
 }
 
 /** Undefined when the EHPA needs no TSP (prediction off, or nothing predictable). */
 export function buildDesiredTsp(ehpa: EffectiveHorizontalPodAutoscaler): TimeSeriesPrediction | undefined {
-  if (!hasPredictableCpuMetric(ehpa)) return undefined;
+  const { predicted } = predictedMetrics(ehpa);
+  if (predicted.length === 0) return undefined;
   const ref = ehpa.spec.scaleTargetRef;
   const ns = ehpa.metadata.namespace;
-  const override = cpuQueryOverride(ehpa);
-  const metric: PredictionMetricSpec = override
-    ? { resourceIdentifier: POD_CPU_USAGE_IDENTIFIER, type: 'ExpressionQuery', expressionQuery: { expression: override } }
-    : { resourceIdentifier: POD_CPU_USAGE_IDENTIFIER, type: 'ResourceQuery', resourceQuery: 'cpu' };
-  metric.algorithm = structuredClone(ehpa.spec.prediction?.predictionAlgorithm ?? {});
   return {
     apiVersion: `${TSP_GROUP}/${TSP_VERSION}`,
     kind: TSP_KIND,
@@ -45,7 +44,7 @@ export function buildDesiredTsp(ehpa: EffectiveHorizontalPodAutoscaler): TimeSer
     spec: {
       targetRef: { kind: ref.kind, namespace: ns, name: ref.name, ...(ref.apiVersion ? { apiVersion: ref.apiVersion } : {}) },
       predictionWindowSeconds: ehpa.spec.prediction?.predictionWindowSeconds as number,
-      predictionMetrics: [metric],
+      predictionMetrics: predicted.map((p) => metricSpec(p, ehpa)),
     },
   };
 }

@@ -13,16 +13,16 @@ import type { ScaleAccess } from '../kube/scale-client.ts';
 import { semanticEqual } from '../kube/semantic-equal.ts';
 import type { StatusWriter } from '../kube/status-writer.ts';
 import { TSP_API_VERSION, TSP_PLURAL, type TimeSeriesPrediction } from '../api/prediction.ts';
-import { buildDesiredHpa, hasPredictableCpuMetric, type PodCpuRequests } from './desired-hpa.ts';
+import { buildDesiredHpa, needsPodRequests, type PodRequestsLookup } from './desired-hpa.ts';
 import { buildDesiredTsp } from './desired-tsp.ts';
 import { HPA_API_VERSION, HPA_PLURAL, type HorizontalPodAutoscaler, type Scale, type Substitute } from '../api/autoscaling.ts';
 import { POD_CPU_USAGE_METRIC, ownedObjectName } from '../api/names.ts';
 import { CURRENT_METRICS_ANNOTATION, controllerOwnerReference, ownedLabels } from './naming.ts';
 import { currentMetricsAnnotation } from './current-metrics.ts';
-import { summarizeCpuRequests } from './pod-requests.ts';
+import { summarizeRequests } from './pod-requests.ts';
 import type { PodLike } from '../api/pod.ts';
 import { buildStatus, type StatusInput } from './status.ts';
-import { EHPA_API_VERSION, EHPA_PLURAL, SUBSTITUTE_KIND, SUBSTITUTE_PLURAL, type EffectiveHorizontalPodAutoscaler, type EhpaStatus } from '../api/ehpa.ts';
+import { EHPA_API_VERSION, EHPA_PLURAL, SUBSTITUTE_KIND, SUBSTITUTE_PLURAL, predictionEnabled, type EffectiveHorizontalPodAutoscaler, type EhpaStatus } from '../api/ehpa.ts';
 import { validateEhpa } from './validation.ts';
 
 /** Everything the reconciler touches, as narrow interfaces: `serve` passes the API client and informer
@@ -121,7 +121,7 @@ export class EhpaReconciler {
       if (preview) await this.reconcileSubstitute(ehpa, scale);
       // The HPA first: it does not depend on the TSP (no readiness gate, the adapter falls back), so a
       // failing TSP must not leave the workload without its autoscaler.
-      const { hpa, conversionProblem } = await this.reconcileHpa(ehpa, scale);
+      const { hpa, conversionProblem, unpredicted } = await this.reconcileHpa(ehpa, scale);
       const tsp = await this.reconcileTsp(ehpa);
       let currentReplicas: number | undefined;
       let scaledNow = false;
@@ -137,7 +137,7 @@ export class EhpaReconciler {
           throw new Failure('FailedScale', (e as Error).message, true);
         }
       }
-      const input: Omit<StatusInput, 'ehpa' | 'nowMs'> = { hpa, tsp, currentReplicas, scaledNow };
+      const input: Omit<StatusInput, 'ehpa' | 'nowMs'> = { hpa, tsp, currentReplicas, scaledNow, ...(predictionEnabled(ehpa.spec) ? { unpredicted } : {}) };
       // Same test the adapter applies when the HPA asks for crane_pod_cpu_usage, so the condition says
       // what the HPA is being served (re-evaluated on every TSP change and resync).
       const readsPodCpu = (hpa?.spec?.metrics ?? []).some((m) => m.type === 'Pods' && m.pods?.metric?.name === POD_CPU_USAGE_METRIC);
@@ -166,12 +166,12 @@ export class EhpaReconciler {
     }
   }
 
-  private podRequests(ehpa: EffectiveHorizontalPodAutoscaler, scale: Scale): PodCpuRequests | undefined {
+  private podRequests(ehpa: EffectiveHorizontalPodAutoscaler, scale: Scale): PodRequestsLookup | undefined {
     const key = `${ehpa.metadata.namespace}/${ehpa.metadata.name}`;
-    const needs = hasPredictableCpuMetric(ehpa) && (ehpa.spec.metrics ?? []).some((m) => m.type === 'Resource' && m.resource?.name === 'cpu' && m.resource.target.averageUtilization != null);
+    const needs = needsPodRequests(ehpa);
     if (!needs || !scale.status.selector) {
       this.selectors.delete(key);
-      return needs ? { pods: 0, requestMilli: 0, missing: [] } : undefined;
+      return needs ? () => ({ pods: 0, requestMilli: 0, missing: [] }) : undefined;
     }
     let matches: (l: Record<string, string> | undefined) => boolean;
     try {
@@ -182,12 +182,14 @@ export class EhpaReconciler {
     }
     this.selectors.set(key, { namespace: ehpa.metadata.namespace, matches });
     const pods = this.d.pods.list(ehpa.metadata.namespace).filter((p) => matches(p.metadata.labels));
-    return summarizeCpuRequests(pods, this.now());
+    const nowMs = this.now();
+    return (resource, container) => summarizeRequests(pods, nowMs, resource, container);
   }
 
   private async reconcileHpa(ehpa: EffectiveHorizontalPodAutoscaler, scale: Scale) {
     const ns = ehpa.metadata.namespace;
-    const { hpa: desired, problem } = buildDesiredHpa({ ehpa, podCpuRequests: this.podRequests(ehpa, scale), propagate: this.d.propagate?.(ehpa) });
+    const podRequests = this.podRequests(ehpa, scale);
+    const { hpa: desired, problem, unpredicted } = buildDesiredHpa({ ehpa, ...(podRequests ? { podRequests } : {}), propagate: this.d.propagate?.(ehpa) });
     const existing = this.d.hpas.get(ns, desired.metadata.name);
     let hpa: HorizontalPodAutoscaler;
     try {
@@ -203,7 +205,7 @@ export class EhpaReconciler {
       this.d.events.event(ehpa, 'Warning', existing ? 'FailedUpdateHPA' : 'FailedCreateHPA', (e as Error).message);
       throw new Failure('FailedReconcileHPA', (e as Error).message, true);
     }
-    return { hpa, conversionProblem: problem };
+    return { hpa, conversionProblem: problem, unpredicted };
   }
 
   private async reconcileTsp(ehpa: EffectiveHorizontalPodAutoscaler): Promise<TimeSeriesPrediction | undefined> {

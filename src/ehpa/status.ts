@@ -11,6 +11,8 @@ export const READY = 'Ready';
 export const PREDICTION_READY = 'PredictionReady';
 /** True while the adapter answers crane_pod_cpu_usage from observed usage because the forecast is unusable. */
 export const PREDICTION_FALLBACK = 'PredictionFallback';
+/** Whether every metric the EHPA predicts got a forecast query; False names each one left on its original. */
+export const METRICS_PREDICTED = 'MetricsPredicted';
 export const READY_REASON = 'EffectiveHorizontalPodAutoscalerReady';
 export const READY_MESSAGE = 'Effective HPA is ready';
 
@@ -33,6 +35,9 @@ export interface StatusInput {
    * backing HPA reads that metric, and turned into the PredictionFallback condition.
    */
   cpuForecast?: WorkloadCpuForecast;
+  /** Metrics the EHPA asks to predict that get no forecast (no query, duplicate, over the bound); present
+   *  when prediction is on, turned into the MetricsPredicted condition. */
+  unpredicted?: readonly { reason: string; message: string }[];
 }
 
 
@@ -71,8 +76,15 @@ export function buildStatus(input: StatusInput): EhpaStatus {
       : { type: PREDICTION_FALLBACK, status: 'True' as const, reason: f.reason, message: `crane_pod_cpu_usage falls back to observed usage (unless --prediction-fallback=unavailable): ${f.message}` };
     conditions.push(upsertCondition(prev?.conditions, fallback, nowMs));
   }
+  if (input.unpredicted) {
+    const u = input.unpredicted;
+    const c = u.length === 0
+      ? { type: METRICS_PREDICTED, status: 'True' as const, reason: 'AllMetricsPredicted', message: 'every metric is predicted' }
+      : { type: METRICS_PREDICTED, status: 'False' as const, reason: (u[0] as (typeof u)[number]).reason, message: u.map((x) => x.message).join('; ') };
+    conditions.push(upsertCondition(prev?.conditions, c, nowMs));
+  }
   for (const c of hpa?.status?.conditions ?? []) {
-    if (c.type === READY || c.type === PREDICTION_READY || c.type === PREDICTION_FALLBACK || !c.reason || !REASON.test(c.reason)) continue;
+    if (c.type === READY || c.type === PREDICTION_READY || c.type === PREDICTION_FALLBACK || c.type === METRICS_PREDICTED || !c.reason || !REASON.test(c.reason)) continue;
     conditions.push({
       type: c.type,
       status: c.status,

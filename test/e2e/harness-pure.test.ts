@@ -35,6 +35,22 @@ describe('e2e harness: pure helpers', () => {
     expect(lines[lines.length - 1]).to.equal('# EOF');
   });
 
+  it('writes extra gauges backfilled from a trace as one family each, after the cAdvisor ones', () => {
+    const text = toOpenMetrics([], [
+      { name: 'http_requests', labels: { namespace: 'n', pod: 'a' }, points: [{ ts: 100, value: 2.5 }] },
+      { name: 'queue_depth', labels: { queue: 'q' }, points: [{ ts: 100, value: 7 }] },
+      { name: 'http_requests', labels: { namespace: 'n', pod: 'b' }, points: [{ ts: 160, value: 3 }] },
+    ]);
+    const lines = text.trimEnd().split('\n');
+    const at = (l: string) => lines.indexOf(l);
+    expect(at('# TYPE http_requests gauge')).to.be.greaterThan(at('# TYPE container_memory_working_set_bytes gauge'));
+    expect(lines.slice(at('# TYPE http_requests gauge'), at('# TYPE http_requests gauge') + 3)).to.deep.equal([
+      '# TYPE http_requests gauge', 'http_requests{namespace="n",pod="a"} 2.5 100', 'http_requests{namespace="n",pod="b"} 3 160',
+    ]);
+    expect(lines).to.include('queue_depth{queue="q"} 7 100');
+    expect(lines[lines.length - 1]).to.equal('# EOF');
+  });
+
   it('applies JSON patch add (append and insert) and replace, and rejects other ops', () => {
     const doc = { a: { list: [1, 2] }, b: 1 };
     const out = applyJsonPatch(doc, [

@@ -26,6 +26,11 @@ export interface AdapterSources {
   getScaleReplicas(namespace: string, ref: CrossVersionObjectReference): MaybePromise<number | undefined>;
   /** Observed CPU usage in millicores per pod name (pods without data are left out). */
   observedPodCpuMillis(namespace: string, podNames: readonly string[]): MaybePromise<ReadonlyMap<string, number>>;
+  /**
+   * Observed value of a predicted metric: `promql` (the TSP entry's query, confined to `namespace`) evaluated
+   * now, series summed; undefined when there is no data. Absent: no observed fallback for those metrics.
+   */
+  observedQueryTotal?(namespace: string, promql: string): MaybePromise<number | undefined>;
 }
 
 /** Why a forecast could not be used, reported once per answer that fell back (or failed, in strict mode). */

@@ -11,7 +11,7 @@ import { makeClusterPki, type ClusterPki, type KeyPair } from './certificates.ts
 import { etcdUrl, grantControllerManager, startApiserver, startControllerManager, startEtcd, type ApiserverConfig, type ControllerManagerConfig } from './control-plane.ts';
 import { loadKubeConfig, writeKubeconfig } from './kubeconfig.ts';
 import { startKubeletStandin, type KubeletStandin } from './kubelet-standin.ts';
-import { finalCpuSeconds, parseTraceCsv, shiftTrace, type BackfillSeries } from './openmetrics.ts';
+import { finalCpuSeconds, parseTraceCsv, shiftTrace, type BackfillGauge, type BackfillSeries } from './openmetrics.ts';
 import { freePort, freePorts } from './ports.ts';
 import { tailLog, type ManagedProcess } from './processes.ts';
 import { backfill, fileSdJson, startPrometheusServer, startUsageExporter, type PrometheusConfig, type ScrapeTarget, type Usage, type UsageExporter } from './prometheus.ts';
@@ -39,6 +39,20 @@ export interface TraceBackfill {
   continueLive?: boolean;
 }
 
+/** A trace backfilled into Prometheus as a gauge of its own name and labels (e.g. an app's `http_requests`). */
+export interface GaugeTraceBackfill {
+  /** CSV `ts,value` (unix seconds). */
+  file: string;
+  name: string;
+  labels: Record<string, string>;
+  /** Multiplier from trace units to the gauge's unit (default 1). */
+  scale?: number;
+  endsAgoSeconds?: number;
+  lastPoints?: number;
+  /** Keep exporting the gauge live at the trace's last value (default true; change it with setGauge). */
+  continueLive?: boolean;
+}
+
 export interface ClusterOptions {
   /** Start kube-controller-manager (default true). */
   controllerManager?: boolean;
@@ -47,6 +61,7 @@ export interface ClusterOptions {
   /** Start Prometheus and the usage exporter (default true). */
   prometheus?: boolean;
   traces?: TraceBackfill[];
+  gaugeTraces?: GaugeTraceBackfill[];
   scrapeIntervalSeconds?: number;
   hpaSyncPeriod?: string;
   hpaDownscaleStabilization?: string;
@@ -134,6 +149,14 @@ function seriesFromTrace(t: TraceBackfill, text: string, nowSec: number): Backfi
   return { labels: { namespace: t.namespace, pod: t.pod, container: t.container }, cpu, ...(memory ? { memory } : {}) };
 }
 
+function gaugeFromTrace(g: GaugeTraceBackfill, text: string, nowSec: number): BackfillGauge {
+  let points = parseTraceCsv(text);
+  if (g.lastPoints) points = points.slice(-g.lastPoints);
+  const step = points.length > 1 ? points[1]!.ts - points[0]!.ts : 60;
+  const end = nowSec - (g.endsAgoSeconds ?? 120);
+  return { name: g.name, labels: g.labels, points: shiftTrace(points, end - (end % step), g.scale ?? 1) };
+}
+
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const t0 = Date.now();
   const dir = await mkdtemp(join(tmpdir(), 'ehpa-e2e-'));
@@ -184,7 +207,12 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
           step: s.cpu.length > 1 ? s.cpu[1]!.ts - s.cpu[0]!.ts : 0, points: s.cpu.length,
         });
       }
-      if (series.length) await backfill({ promtool: binaries.promtool, dataDir: promCfg.dataDir, workDir: dir, series });
+      const gauges = await Promise.all((opts.gaugeTraces ?? []).map(async (g) => gaugeFromTrace(g, await readFile(g.file, 'utf8'), nowSec)));
+      if (series.length || gauges.length) await backfill({ promtool: binaries.promtool, dataDir: promCfg.dataDir, workDir: dir, series, gauges });
+      (opts.gaugeTraces ?? []).forEach((g, i) => {
+        const points = gauges[i]!.points;
+        if (g.continueLive !== false) exporter!.setGauge(g.name, g.labels, points[points.length - 1]!.value);
+      });
       (opts.traces ?? []).forEach((t, i) => {
         const s = series[i]!;
         if (t.continueLive === false) return;

@@ -1,5 +1,5 @@
 // Public surface of the end-to-end harness (see README.md in this directory).
-export { startCluster, type Cluster, type ClusterOptions, type TraceBackfill, type StartTimings, type UserIdentity } from './cluster.ts';
+export { startCluster, type Cluster, type ClusterOptions, type TraceBackfill, type GaugeTraceBackfill, type StartTimings, type UserIdentity } from './cluster.ts';
 export { locateBinaries, controlPlaneDir, prometheusAdapterBinary, REPO_ROOT, type Binaries } from './binaries.ts';
 export { restClient, type RestClient, type RawResponse } from './rest.ts';
 export { queryRange, queryInstant, SCRAPE_LABELS, type Usage, type ScrapeTarget } from './prometheus.ts';

@@ -23,6 +23,13 @@ export interface BackfillSeries {
   memory?: TracePoint[];
 }
 
+/** Any other gauge backfilled from a trace (an application metric such as `http_requests`), own labels. */
+export interface BackfillGauge {
+  name: string;
+  labels: Record<string, string>;
+  points: TracePoint[];
+}
+
 /** Parse a `ts,value` CSV (unix seconds) with an optional header line. */
 export function parseTraceCsv(text: string): TracePoint[] {
   const out: TracePoint[] = [];
@@ -72,7 +79,7 @@ export function cumulativeCpuSeconds(points: TracePoint[], start = 0): number[] 
   return out;
 }
 
-export function toOpenMetrics(series: BackfillSeries[]): string {
+export function toOpenMetrics(series: BackfillSeries[], gauges: readonly BackfillGauge[] = []): string {
   const lines: string[] = [];
   lines.push('# HELP container_cpu_usage_seconds Cumulative cpu time consumed in seconds.');
   lines.push('# TYPE container_cpu_usage_seconds counter');
@@ -87,6 +94,14 @@ export function toOpenMetrics(series: BackfillSeries[]): string {
     if (!s.memory) continue;
     const l = labelText(s.labels);
     for (const p of s.memory) lines.push(`container_memory_working_set_bytes{${l}} ${Math.round(p.value)} ${p.ts}`);
+  }
+  // One family per gauge name, its series together (OpenMetrics wants a family's samples contiguous).
+  for (const name of [...new Set(gauges.map((g) => g.name))]) {
+    lines.push(`# TYPE ${name} gauge`);
+    for (const g of gauges.filter((x) => x.name === name)) {
+      const l = labelText(g.labels);
+      for (const p of g.points) lines.push(`${name}{${l}} ${p.value} ${p.ts}`);
+    }
   }
   lines.push('# EOF');
   return `${lines.join('\n')}\n`;

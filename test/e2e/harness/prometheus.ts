@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startProcess, waitFor, type ManagedProcess } from './processes.ts';
-import { toOpenMetrics, type BackfillSeries } from './openmetrics.ts';
+import { toOpenMetrics, type BackfillGauge, type BackfillSeries } from './openmetrics.ts';
 
 const run = promisify(execFile);
 
@@ -100,11 +100,12 @@ export async function startUsageExporter(now: () => number = Date.now): Promise<
   };
 }
 
-export async function backfill(opts: { promtool: string; dataDir: string; workDir: string; series: BackfillSeries[] }): Promise<void> {
+export async function backfill(opts: { promtool: string; dataDir: string; workDir: string; series: BackfillSeries[]; gauges?: BackfillGauge[] }): Promise<void> {
   await mkdir(opts.dataDir, { recursive: true });
   const withScrapeLabels = opts.series.map((s) => ({ ...s, labels: { ...SCRAPE_LABELS, ...s.labels } }));
+  const gauges = (opts.gauges ?? []).map((g) => ({ ...g, labels: { ...SCRAPE_LABELS, ...g.labels } }));
   const file = join(opts.workDir, 'backfill.om');
-  await writeFile(file, toOpenMetrics(withScrapeLabels));
+  await writeFile(file, toOpenMetrics(withScrapeLabels, gauges));
   try {
     await run(opts.promtool, ['tsdb', 'create-blocks-from', 'openmetrics', file, opts.dataDir], { maxBuffer: 16 << 20, timeout: 10 * 60_000 });
   } catch (err) {

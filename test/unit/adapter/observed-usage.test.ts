@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { observedCpuQuery, observedPodCpuMillis, podNamesRegex } from '../../../src/adapter/observed-usage.ts';
+import { observedCpuQuery, observedPodCpuMillis, observedQueryTotal, podNamesRegex } from '../../../src/adapter/observed-usage.ts';
 import type { HistoryProvider, HistorySeries } from '../../../src/prometheus/series.ts';
 
 describe('observed CPU fallback (Prometheus)', () => {
@@ -27,5 +27,22 @@ describe('observed CPU fallback (Prometheus)', () => {
   it('asks nothing for no pods', async () => {
     const history: HistoryProvider = { queryRange: () => Promise.reject(new Error('must not be called')) };
     expect((await observedPodCpuMillis(history, 'ns', [], 0)).size).to.equal(0);
+  });
+  it('observedQueryTotal sums the newest finite point of each series of the given query, undefined without data', async () => {
+    let asked: [string, number, number, number] | undefined;
+    const history: HistoryProvider = {
+      async queryRange(q, st, e, step): Promise<HistorySeries[]> {
+        asked = [q, st, e, step];
+        return [
+          { labels: { pod: 'p-0' }, timestamps: [1, 2], values: [5, 7.5] },
+          { labels: { pod: 'p-1' }, timestamps: [1], values: [2.5] },
+          { labels: { pod: 'p-2' }, timestamps: [1], values: [Number.NaN] },
+        ];
+      },
+    };
+    expect(await observedQueryTotal(history, 'sum(x{namespace="ns"})', 1_000_000)).to.equal(10);
+    expect(asked).to.deep.equal(['sum(x{namespace="ns"})', 820, 1000, 15]);
+    const empty: HistoryProvider = { queryRange: async () => [] };
+    expect(await observedQueryTotal(empty, 'q', 0)).to.equal(undefined);
   });
 });

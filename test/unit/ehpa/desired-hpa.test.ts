@@ -91,18 +91,15 @@ describe('buildHpaMetrics: metric conversion (crane-behaviour.md §B.3, legacy c
     expect(metrics[1]?.pods?.target).to.deep.equal({ type: 'AverageValue', averageValue: '500m' });
   });
 
-  it('leaves memory (Utilization and AverageValue), ContainerResource, Pods, Object and External metrics unconverted', () => {
+  it('predicts no metric without prediction, and keeps Object metrics as they are (no Crane generation predicts them)', () => {
     const others = [
-      { type: 'Resource', resource: { name: 'memory', target: { type: 'Utilization', averageUtilization: 70 } } },
       { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '512Mi' } } },
-      { type: 'ContainerResource', containerResource: { name: 'cpu', container: 'app', target: { type: 'Utilization', averageUtilization: 60 } } },
-      { type: 'Pods', pods: { metric: { name: 'http_requests' }, target: { type: 'AverageValue', averageValue: '10' } } },
       { type: 'Object', object: { describedObject: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', name: 'main' }, metric: { name: 'rps' }, target: { type: 'Value', value: '2k' } } },
-      { type: 'External', external: { metric: { name: 'queue_messages_ready' }, target: { type: 'AverageValue', averageValue: '30' } } },
     ] as V2MetricSpec[];
-    const { metrics, problem } = buildHpaMetrics(ehpa({ metrics: others, prediction }), fourPods500m);
-    expect(problem).to.equal(undefined);
-    expect(metrics).to.deep.equal(others);
+    expect(buildHpaMetrics(ehpa({ metrics: others }), fourPods500m).metrics).to.deep.equal(others);
+    const r = buildHpaMetrics(ehpa({ metrics: [others[1] as V2MetricSpec], prediction }), fourPods500m);
+    expect(r.metrics).to.deep.equal([others[1]]);
+    expect(r.unpredicted).to.deep.equal([]);
   });
 
   it('adds no prediction metric when prediction is off or incomplete', () => {

@@ -33,10 +33,10 @@ describe('buildDesiredTsp (crane-behaviour.md §B.4, v0.2–v0.7 metric shape)',
     expect(tsp?.spec.predictionMetrics[0]?.expressionQuery).to.deep.equal({ expression: q });
   });
 
-  it('is not wanted with prediction off, or without a cpu metric', () => {
+  it('is not wanted with prediction off, or without a predictable metric', () => {
     expect(buildDesiredTsp(ehpa({ metrics: [cpuUtilization50 as V2MetricSpec] }))).to.equal(undefined);
-    const mem = { type: 'Resource', resource: { name: 'memory', target: { type: 'Utilization', averageUtilization: 50 } } } as V2MetricSpec;
-    expect(buildDesiredTsp(ehpa({ metrics: [mem], prediction }))).to.equal(undefined);
+    const pods = { type: 'Pods', pods: { metric: { name: 'http_requests' }, target: { type: 'AverageValue', averageValue: '10' } } } as V2MetricSpec;
+    expect(buildDesiredTsp(ehpa({ metrics: [pods], prediction }))).to.equal(undefined);
     expect(buildDesiredTsp(ehpa({ crons: [{ name: 'a', start: '0 9 * * *', end: '0 10 * * *', targetReplicas: 2 }], prediction }))).to.equal(undefined);
   });
 
