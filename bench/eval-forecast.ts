@@ -1,6 +1,7 @@
 // `npm run eval:forecast`: hold out the last day of every trace (the last week for weekly ones), forecast it
 // from the rest in `crane` and in `auto` mode, and print accuracy and provisioning figures as a Markdown
-// table (it goes into BENCHMARKS.md under "## forecast accuracy").
+// table (it goes into BENCHMARKS.md under "## forecast accuracy"). `--rolling` runs the rolling-origin
+// evaluation of the window maximum instead (bench/eval-rolling.ts).
 import { dspForecast, type EstimatorMode } from '../src/prediction/dsp/forecast.ts';
 import { printPeriodTable } from './period-table.ts';
 import { craneTraces, loadTrace, otherTraces, type Trace } from './traces.ts';
@@ -118,4 +119,15 @@ function main(): void {
   printPeriodTable([...craneTraces(), ...otherTraces()]);
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() as string)) main();
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() as string)) {
+  // `--rolling`: the window-maximum evaluation (bench/eval-rolling.ts) instead of the held-out day.
+  if (process.argv.includes('--rolling')) {
+    import('./eval-rolling.ts')
+      .then((m) => m.rollingMain(process.argv.slice(2)))
+      .catch((e: unknown) => {
+        console.error(e);
+        process.exitCode = 1;
+      });
+  }
+  else main();
+}

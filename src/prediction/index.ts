@@ -5,6 +5,7 @@ import { dspForecast, type EstimatorMode, type ForecastSample } from './dsp/fore
 import { InvalidSeriesError } from './dsp/preprocess.ts';
 import { DEFAULT_SHORT_HORIZON } from './dsp/short-horizon.ts';
 import type { CraneEstimatorSpec } from './dsp/crane-estimators.ts';
+import type { CalibrationSummary } from './dsp/window-calibration.ts';
 import {
   DEFAULT_PERCENTILE_CONFIG,
   DEFAULT_PERCENTILE_HISTORY_SECONDS,
@@ -27,6 +28,8 @@ export type { ForecastSample, EstimatorMode } from './dsp/forecast.ts';
 export type { CraneEstimatorSpec } from './dsp/crane-estimators.ts';
 export { DEFAULT_CRANE_ESTIMATORS } from './dsp/crane-estimators.ts';
 export type { PercentileConfig } from './percentile/percentile-forecast.ts';
+export type { CalibrationSummary } from './dsp/window-calibration.ts';
+export { realizedCoverage, type KeptForecast, type RealizedCoverage } from './dsp/window-coverage.ts';
 
 export const DEFAULT_DSP_HISTORY_SECONDS = 15 * DAY_SECONDS;
 
@@ -51,9 +54,19 @@ export interface ForecastConfig {
   /** dsp `crane` mode estimator list; default Crane's eight FFT estimators. */
   craneEstimators?: readonly CraneEstimatorSpec[];
   percentile?: Partial<PercentileConfig>;
-  /** dsp `auto` without a period: longest flat forecast returned (default 2h). */
+  /** dsp `auto` without a period: longest flat forecast returned (default 2h); only when `coverage` is null. */
   shortHorizonMaxSeconds?: number;
+  /**
+   * dsp `auto`: probability that the forecast's maximum over the prediction window covers the actual maximum
+   * (docs/forecast-evaluation.md). Default 0.9 (DEFAULT_COVERAGE_TARGET); null turns the calibration off.
+   */
+  coverage?: number | null;
+  /** The prediction window the coverage is about, seconds. Default: half the horizon (the TSP asks for two windows), else 1h. */
+  coverageWindowSeconds?: number;
 }
+
+/** Default probability that `auto`'s window maximum covers the actual one. */
+export const DEFAULT_COVERAGE_TARGET = 0.9;
 
 export interface ForecastContext {
   /** Unix seconds; history after it is ignored. */
@@ -69,6 +82,8 @@ export interface Forecast {
   /** Starting one interval after the last history sample used. */
   samples: ForecastSample[];
   reason?: string;
+  /** dsp `auto` with calibration: which forecast was scaled by which multiplier, and its backtest coverage. */
+  calibration?: CalibrationSummary;
 }
 
 function periodLabel(seconds: number | null): Forecast['period'] {
@@ -125,6 +140,7 @@ export function forecast(history: ForecastHistory, config: ForecastConfig, conte
         ? { shortHorizon: { ...DEFAULT_SHORT_HORIZON, maxHorizonSeconds: config.shortHorizonMaxSeconds } }
         : {}),
       ...(config.craneEstimators ? { craneEstimators: config.craneEstimators } : {}),
+      calibration: calibrationOf(config),
     },
     context.seed,
   );
@@ -134,7 +150,18 @@ export function forecast(history: ForecastHistory, config: ForecastConfig, conte
     backtest: result.backtest,
     samples: result.samples,
     ...(result.reason !== undefined ? { reason: result.reason } : {}),
+    ...(result.calibration ? { calibration: result.calibration } : {}),
   };
+}
+
+/** The window-maximum calibration `auto` runs (none in crane mode or with `coverage: null`). */
+export function calibrationOf(config: ForecastConfig): { target: number; windowSeconds: number } | null {
+  if ((config.estimators ?? 'auto') !== 'auto' || config.coverage === null) return null;
+  const target = config.coverage ?? DEFAULT_COVERAGE_TARGET;
+  if (!(target > 0 && target < 1)) throw new RangeError(`coverage must be in (0, 1), got ${target}`);
+  const windowSeconds = config.coverageWindowSeconds ?? (config.horizonSeconds ? config.horizonSeconds / 2 : 3600);
+  if (!(windowSeconds > 0)) throw new RangeError('coverage window must be positive');
+  return { target, windowSeconds };
 }
 
 /** TSP status samples (docs/crane-behaviour.md §D.10): values as Go `%.5f` text, timestamps in unix seconds. */

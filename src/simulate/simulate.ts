@@ -32,6 +32,8 @@ export interface SimulationOptions {
   /** Undefined: the count that meets the per-pod target at the first step. */
   initialReplicas?: number;
   forecastRetrySeconds: number;
+  /** Force the DSP estimator mode (default: Crane's when the EHPA lists estimators, else auto). */
+  dspEstimators?: 'crane' | 'auto';
 }
 
 export interface SimulationStep {
@@ -86,7 +88,7 @@ export function simulate(o: SimulationOptions): SimulationResult {
   const maxReplicas = ehpa.spec.maxReplicas;
   const targetCores = perPodTargetCores(originals, o.podCpuRequestMilli);
   const windowSeconds = ehpa.spec.prediction?.predictionWindowSeconds ?? 3600;
-  const plan = predictionEnabled(ehpa.spec) ? forecastPlan(ehpa.spec.prediction?.predictionAlgorithm ?? {}) : undefined;
+  const plan = predictionEnabled(ehpa.spec) ? forecastPlan(ehpa.spec.prediction?.predictionAlgorithm ?? {}, o.dspEstimators) : undefined;
   const usesPrediction = ehpaMetrics.metrics.some((m) => m.kind === 'predicted-cpu');
   const usesCron = ehpaMetrics.metrics.some((m) => m.kind === 'cron');
   const tsp = usesPrediction

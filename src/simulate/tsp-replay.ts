@@ -37,7 +37,7 @@ export interface ForecastPlan {
  * lists its own, the `auto` set otherwise (the forecaster's default, see ForecastConfig.estimators).
  * Undefined for an algorithm type the server has no predictor for (the TSP then never becomes ready).
  */
-export function forecastPlan(algorithm: PredictionAlgorithm): ForecastPlan | undefined {
+export function forecastPlan(algorithm: PredictionAlgorithm, estimators?: 'crane' | 'auto'): ForecastPlan | undefined {
   if (algorithm.algorithmType === 'percentile') {
     const { settings, error } = percentileSettingsFromSpec(algorithm.percentile);
     return {
@@ -60,7 +60,8 @@ export function forecastPlan(algorithm: PredictionAlgorithm): ForecastPlan | und
       algorithm: 'dsp',
       sampleIntervalSeconds: settings.intervalSeconds,
       historySeconds: settings.historySeconds,
-      estimators: listed && !error ? 'crane' : 'auto',
+      // `estimators` forces a mode (the simulate table compares both); Crane's list then stays the EHPA's or the default.
+      estimators: estimators ?? (listed && !error ? 'crane' : 'auto'),
       ...(listed && !error ? { craneEstimators: settings.craneEstimators } : {}),
     },
     historySeconds: settings.historySeconds,
@@ -168,7 +169,8 @@ export class TspReplay {
     if (history.timestamps.length === 0) return notReady('no history returned by the query');
     let result;
     try {
-      result = forecast(history, { ...plan.config, horizonSeconds: 2 * w }, { now: nowS, seed: this.o.seed });
+      // The controller asks for two windows; auto calibrates its maximum over one window (crane ignores it).
+      result = forecast(history, { ...plan.config, horizonSeconds: 2 * w, coverageWindowSeconds: w }, { now: nowS, seed: this.o.seed });
     } catch (e) {
       if (e instanceof InvalidSeriesError) return notReady(e.message);
       throw e;

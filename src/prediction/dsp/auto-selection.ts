@@ -102,6 +102,8 @@ export interface AutoSelection {
   over: number;
   /** Crane's choice on the same backtest, the reference the budget is built on. */
   crane: { estimator: string; under: number; over: number };
+  /** Crane's choice itself (FFT estimators of DEFAULT_CRANE_ESTIMATORS). */
+  craneSpec: CraneEstimatorSpec;
   candidates: AutoCandidateScore[];
 }
 
@@ -183,6 +185,7 @@ export function selectAutoEstimator(signal: Signal, nPeriods: number, periodSeco
     under: best.score.under,
     over: best.score.over,
     crane: { estimator: craneEstimatorName(craneSpec), ...craneBt },
+    craneSpec,
     candidates,
   };
 }
@@ -198,4 +201,30 @@ export function autoForecastOnePeriod(
   const base = estimate(selection.estimator, new SharedSpectrum(signal), periodSeconds);
   const values = movingMax(base, selection.smoothingHalfWidth).map((v) => v + selection.margin);
   return { selection, values };
+}
+
+/**
+ * The chosen forecast (estimator, smoothing and margin of `selection`) refit on periods 0..k-1 to forecast
+ * period k, for the last `count` periods (at least period 1): out-of-sample forecasts the window-maximum
+ * calibration (window-calibration.ts) scores. Index k of the result is period k's forecast, or undefined.
+ */
+export function autoFoldForecasts(
+  signal: Signal,
+  nPeriods: number,
+  periodSeconds: number,
+  selection: Pick<AutoSelection, 'estimator' | 'smoothingHalfWidth' | 'margin'>,
+  count: number,
+): (Float64Array | undefined)[] {
+  const out: (Float64Array | undefined)[] = new Array<Float64Array | undefined>(nPeriods).fill(undefined);
+  for (const f of folds(signal, nPeriods, count)) {
+    const k = Math.round(f.shared.signal.samples.length / f.actual.length);
+    const base = estimate(selection.estimator, f.shared, periodSeconds);
+    out[k] = movingMax(base, selection.smoothingHalfWidth).map((v) => v + selection.margin);
+  }
+  return out;
+}
+
+/** One period of `spec`'s forecast from the whole signal, unsmoothed and without margin. */
+export function estimateOnePeriod(spec: AutoEstimatorSpec, signal: Signal, periodSeconds: number): Float64Array {
+  return estimate(spec, new SharedSpectrum(signal), periodSeconds);
 }

@@ -3,7 +3,7 @@
 // sample. `crane` reproduces Crane (no period, no forecast); `auto` keeps Crane's period only when it predicts
 // the data out of sample (period-confirmation.ts), uses the wider estimator set and, without a period, still
 // returns a short flat forecast with the reason.
-import { autoForecastOnePeriod, DEFAULT_AUTO_CONFIG, type AutoConfig } from './auto-selection.ts';
+import { autoFoldForecasts, autoForecastOnePeriod, estimateOnePeriod, DEFAULT_AUTO_CONFIG, type AutoConfig, type AutoSelection } from './auto-selection.ts';
 import { craneEstimatorName, DEFAULT_CRANE_ESTIMATORS, type CraneEstimatorSpec } from './crane-estimators.ts';
 import { craneForecastOnePeriod } from './crane-selection.ts';
 import { findPeriod } from './period.ts';
@@ -17,6 +17,7 @@ import {
 import { preprocess, type TimeSeries } from './preprocess.ts';
 import { DEFAULT_SHORT_HORIZON, recentQuantileLevel, type ShortHorizonConfig } from './short-horizon.ts';
 import { truncateToPeriods, type Signal } from './signal.ts';
+import { calibrateWindowMax, type CalibrationConfig, type CalibrationSummary } from './window-calibration.ts';
 
 export type EstimatorMode = 'crane' | 'auto';
 
@@ -34,6 +35,12 @@ export interface DspForecastConfig {
   shortHorizon?: ShortHorizonConfig;
   /** `auto` only: the out-of-sample check on Crane's period. */
   periodConfirmation?: PeriodConfirmationConfig;
+  /**
+   * `auto` only: calibrate the forecast's window maximum to cover the actual one with this probability
+   * (window-calibration.ts). Absent or null: the uncalibrated auto forecast (flat fallback at most
+   * `shortHorizon.maxHorizonSeconds` long).
+   */
+  calibration?: CalibrationConfig | null;
 }
 
 export interface ForecastSample {
@@ -50,6 +57,8 @@ export interface DspForecast {
   samples: ForecastSample[];
   /** Why the forecast is empty or not periodic. */
   reason?: string;
+  /** `auto` with calibration: the method and multiplier chosen and what they achieved on the backtest. */
+  calibration?: CalibrationSummary;
 }
 
 function repeatOverHorizon(onePeriod: Float64Array, count: number, firstTimestamp: number, interval: number): ForecastSample[] {
@@ -78,7 +87,42 @@ function historyWindow(ts: TimeSeries, historySeconds: number, interval: number,
   };
 }
 
+/** Everything an auto forecast needs before calibration; crane mode returns its forecast directly. */
+type AutoFit =
+  | { kind: 'flat'; values: Float64Array; first: number; period: number | null; reason: string; backtest: Record<string, unknown> }
+  | {
+      kind: 'periodic';
+      values: Float64Array;
+      first: number;
+      period: number;
+      whole: Signal;
+      periods: number;
+      selection: AutoSelection;
+      onePeriod: Float64Array;
+      result: DspForecast;
+    };
+
 export function dspForecast(history: TimeSeries, config: DspForecastConfig, seed: number): DspForecast {
+  const fit = fitDsp(history, config, seed);
+  return 'kind' in fit ? finishAuto(fit, config, config.calibration ?? null) : fit;
+}
+
+/**
+ * Auto mode calibrated for several windows from one fit (period detection and estimator selection run
+ * once): the same forecasts as dspForecast with `calibration` set to each entry, in order.
+ */
+export function dspForecastCalibrations(
+  history: TimeSeries,
+  config: DspForecastConfig,
+  seed: number,
+  calibrations: readonly (CalibrationConfig | null)[],
+): DspForecast[] {
+  if (config.estimators !== 'auto') throw new RangeError('calibration is an auto-mode feature');
+  const fit = fitDsp(history, config, seed);
+  return calibrations.map((c) => ('kind' in fit ? finishAuto(fit, config, c) : fit));
+}
+
+function fitDsp(history: TimeSeries, config: DspForecastConfig, seed: number): DspForecast | AutoFit {
   const interval = config.intervalSeconds;
   const windowed = historyWindow(history, config.historySeconds, interval, config.nowSeconds);
   const regular = preprocess(windowed, interval);
@@ -109,7 +153,7 @@ export function dspForecast(history: TimeSeries, config: DspForecastConfig, seed
       : `fewer than 2 whole periods of ${period / 3600}h in the history`;
     return config.estimators === 'crane'
       ? { periodSeconds: period, estimator: null, backtest: {}, samples: [], reason }
-      : shortHorizon(regular.values, first, config, period, reason, confirmationRecord);
+      : { kind: 'flat', values: regular.values, first, period, reason, backtest: confirmationRecord };
   }
   const { signal: whole, periods } = truncated;
   const horizonCount = (per: number) =>
@@ -133,7 +177,7 @@ export function dspForecast(history: TimeSeries, config: DspForecastConfig, seed
   }
   const auto = autoForecastOnePeriod(whole, periods, period, config.auto ?? DEFAULT_AUTO_CONFIG);
   const sel = auto.selection;
-  return {
+  const result: DspForecast = {
     periodSeconds: period,
     estimator:
       sel.name +
@@ -149,6 +193,64 @@ export function dspForecast(history: TimeSeries, config: DspForecastConfig, seed
       ...confirmationRecord,
     },
     samples: repeatOverHorizon(auto.values, horizonCount(auto.values.length), first, interval),
+  };
+  return { kind: 'periodic', values: regular.values, first, period, whole, periods, selection: sel, onePeriod: auto.values, result };
+}
+
+/** Backtest periods the calibration refits the chosen model on (the last week of a daily period). */
+const CALIBRATION_FOLDS = 7;
+
+function finishAuto(fit: AutoFit, config: DspForecastConfig, calibration: CalibrationConfig | null): DspForecast {
+  const interval = config.intervalSeconds;
+  if (!calibration) {
+    return fit.kind === 'flat' ? shortHorizon(fit.values, fit.first, config, fit.period, fit.reason, fit.backtest) : fit.result;
+  }
+  const models: { name: string; backtest: Float64Array; onePeriod: Float64Array }[] = [];
+  if (fit.kind === 'periodic') {
+    const per = fit.onePeriod.length;
+    const offset = fit.values.length - fit.periods * per;
+    const aligned = (folds: (Float64Array | undefined)[]) => {
+      const backtest = new Float64Array(fit.values.length).fill(NaN);
+      folds.forEach((f, k) => f && backtest.set(f, offset + k * per));
+      return backtest;
+    };
+    // The shape auto selected, and Crane's own FFT choice (its multiplicative margin is absorbed by the
+    // calibration; its shape is often the smoother one).
+    models.push({ name: 'model', backtest: aligned(autoFoldForecasts(fit.whole, fit.periods, fit.period, fit.selection, CALIBRATION_FOLDS)), onePeriod: fit.onePeriod });
+    const crane = { estimator: fit.selection.craneSpec, smoothingHalfWidth: 0, margin: 0 };
+    models.push({
+      name: 'crane shape',
+      backtest: aligned(autoFoldForecasts(fit.whole, fit.periods, fit.period, crane, CALIBRATION_FOLDS)),
+      onePeriod: estimateOnePeriod(fit.selection.craneSpec, fit.whole, fit.period),
+    });
+  }
+  // Periodic: Crane's horizon (or the asked one); without a period, the asked horizon or two windows.
+  const horizonSeconds =
+    config.horizonSeconds ?? (fit.kind === 'periodic' ? fit.result.samples.length * interval : 2 * calibration.windowSeconds);
+  const horizon = Math.floor(horizonSeconds / interval);
+  const calibrated = calibrateWindowMax({ values: fit.values, intervalSeconds: interval, periodSeconds: fit.kind === 'periodic' ? fit.period : null, horizon, models }, calibration);
+  const base = fit.kind === 'flat' ? shortHorizon(fit.values, fit.first, config, fit.period, fit.reason, fit.backtest) : fit.result;
+  if (!calibrated) {
+    return { ...base, reason: `${base.reason ? `${base.reason}; ` : ''}too little history to calibrate the window maximum: uncalibrated` };
+  }
+  const c = calibrated.summary;
+  const samples: ForecastSample[] = Array.from(calibrated.values, (value, i) => ({ timestamp: fit.first + i * interval, value }));
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  return {
+    periodSeconds: base.periodSeconds,
+    estimator: `${c.method.replace(/\bmodel\b/, base.estimator ?? 'model').replace('crane shape', fit.kind === 'periodic' ? fit.selection.crane.estimator : 'crane shape')} × ${Number(c.multiplier.toPrecision(4))}`,
+    backtest: {
+      ...base.backtest,
+      calibration: {
+        rule: `window maximum over ${config.intervalSeconds * Math.max(1, Math.round(calibration.windowSeconds / interval))}s calibrated by split-conformal multiplier for ${pct(c.target)} coverage`,
+        ...c,
+      },
+    },
+    samples,
+    ...(fit.kind === 'flat'
+      ? { reason: `${fit.reason}: ${c.method} × ${Number(c.multiplier.toPrecision(4))} (backtest coverage ${pct(c.backtestCoverage)}, slack ${pct(c.backtestSlack)})` }
+      : {}),
+    calibration: c,
   };
 }
 

@@ -54,10 +54,16 @@ describe('prediction forecast()', function () {
     expect(c.period).to.equal(null);
     expect(c.samples).to.have.length(0);
     expect(c.reason).to.match(/no daily or weekly period/);
-    const a = forecast(noise, { algorithm: 'dsp', sampleIntervalSeconds: 60, estimators: 'auto', horizonSeconds: 86_400 }, { now, seed: 1 });
-    expect(a.samples).to.have.length(120); // capped at 2h
+    const a = forecast(noise, { algorithm: 'dsp', sampleIntervalSeconds: 60, estimators: 'auto', horizonSeconds: 86_400, coverage: null }, { now, seed: 1 });
+    expect(a.samples).to.have.length(120); // uncalibrated: capped at 2h
     expect(a.reason).to.match(/flat short-horizon/);
     expect(a.samples[0]?.value).to.be.within(5.9, 6);
+    // Calibrated (the default): the whole horizon, with the method chosen on the backtest.
+    const cal = forecast(noise, { algorithm: 'dsp', sampleIntervalSeconds: 60, estimators: 'auto', horizonSeconds: 86_400 }, { now, seed: 1 });
+    expect(cal.samples).to.have.length(1440);
+    expect(cal.reason).to.match(/no daily or weekly period/);
+    expect(cal.calibration?.target).to.equal(0.9);
+    expect(cal.calibration?.backtestCoverage).to.be.at.least(0.9);
   });
   it('percentile: a constant value over the horizon', () => {
     const f = forecast(history, { algorithm: 'percentile', sampleIntervalSeconds: 60, horizonSeconds: 600 }, { now, seed: 1 });

@@ -1,0 +1,42 @@
+// The rolling-origin evaluation's pure parts (bench/rolling-origin.ts) on tiny series worked out by hand.
+import { expect } from 'chai';
+import { baselineMax, cutPoints, forecastMax, maxIn } from '../../../../bench/rolling-origin.ts';
+
+const DAY = 86_400;
+
+// One sample every 10 minutes for two days; value = hour of the day, except a spike of 50 at day 1 10:20.
+const timestamps = Array.from({ length: 2 * 144 }, (_, i) => i * 600);
+const values = timestamps.map((t) => (t === DAY + 10 * 3600 + 1200 ? 50 : Math.floor((t % DAY) / 3600)));
+const s = { timestamps, values };
+
+describe('rolling-origin evaluation', () => {
+  it('window maxima are over (from, to]', () => {
+    expect(maxIn(s, DAY + 10 * 3600, DAY + 11 * 3600)).to.equal(50);
+    expect(maxIn(s, DAY + 10 * 3600 + 1200, DAY + 11 * 3600)).to.equal(11); // the spike is at the open end
+    expect(maxIn(s, 5, 9)).to.equal(undefined);
+  });
+  it('cut points: every stride back from the last sample that leaves the longest window', () => {
+    const last = timestamps[timestamps.length - 1] as number; // 2 days - 600
+    const cuts = cutPoints(s, { spanSeconds: 3 * 3600, strideSeconds: 3600, longestWindowSeconds: 7200 });
+    expect(cuts).to.deep.equal([last - 7200 - 2 * 3600, last - 7200 - 3600, last - 7200]);
+  });
+  it('baselines: last value, max of the last hour, same window yesterday, and the larger of the two', () => {
+    // Cut at day 1 10:00, window 1 h.
+    const b = baselineMax(s, DAY + 10 * 3600, 3600);
+    expect(b).to.deep.equal({
+      'last value': 10,
+      'max last hour': 10, // (09:00, 10:00]: 9 ... 9 and 10 at 10:00
+      'same window yesterday': 11, // day 0 (10:00, 11:00]: 10 ... 10 and 11 at 11:00
+      'max(last hour, yesterday)': 11,
+    });
+    // Day 0 has no yesterday.
+    expect(baselineMax(s, 3600, 3600)['same window yesterday']).to.equal(undefined);
+    expect(baselineMax(s, 3600, 3600)['max(last hour, yesterday)']).to.equal(undefined);
+  });
+  it('forecast max over (cut, cut + w]', () => {
+    const f = [100, 160, 220, 280].map((timestamp, i) => ({ timestamp, value: [5, 7, 3, 9][i] as number }));
+    expect(forecastMax(f, 100, 120)).to.equal(7);
+    expect(forecastMax(f, 100, 180)).to.equal(9);
+    expect(forecastMax(f, 280, 60)).to.equal(undefined);
+  });
+});

@@ -1,0 +1,76 @@
+// Window-maximum scores on tiny series whose answers are worked out by hand.
+import { expect } from 'chai';
+import {
+  conformalMultiplier,
+  coverage,
+  coverRatio,
+  multiplierForCoverage,
+  realizedCoverage,
+  scoreWindows,
+  slack,
+} from '../../../../src/prediction/dsp/window-coverage.ts';
+
+const pairs = [
+  { forecastMax: 10, actualMax: 8 }, // covered, 2 spare
+  { forecastMax: 10, actualMax: 10 }, // covered exactly
+  { forecastMax: 10, actualMax: 12 }, // missed by 20 %
+  { forecastMax: 5, actualMax: 10 }, // missed by 100 %
+];
+
+describe('window-maximum scores', () => {
+  it('coverage counts windows whose forecast max (times k) reaches the actual max', () => {
+    expect(coverage(pairs)).to.equal(0.5);
+    expect(coverage(pairs, 1.2)).to.equal(0.75);
+    expect(coverage(pairs, 2)).to.equal(1);
+    expect(Number.isNaN(coverage([]))).to.equal(true);
+  });
+  it('slack is the spare capacity over the summed actual maxima', () => {
+    // (2 + 0 + 0 + 0) / 40
+    expect(slack(pairs)).to.equal(2 / 40);
+    // k = 2: 12 + 10 + 8 + 0 = 30 over 40
+    expect(slack(pairs, 2)).to.equal(30 / 40);
+    expect(slack(pairs, Infinity)).to.equal(Infinity);
+  });
+  it('the multiplier for a coverage is the right order statistic of actual / forecast', () => {
+    // ratios 0.8, 1, 1.2, 2
+    expect(multiplierForCoverage(pairs, 0.5)).to.equal(1);
+    expect(multiplierForCoverage(pairs, 0.75)).to.equal(1.2);
+    expect(multiplierForCoverage(pairs, 0.9)).to.equal(2);
+    const s = scoreWindows(pairs, 0.75);
+    expect(s).to.deep.include({ windows: 4, coverage: 0.5, multiplierAtLevel: 1.2 });
+    // k = 1.2: 4 + 2 + 0 + 0 = 6 over 40
+    expect(s.slackAtLevel).to.be.closeTo(6 / 40, 1e-12);
+  });
+  it('ratios: no load is covered by anything, a peak over a zero forecast by nothing', () => {
+    expect(coverRatio({ forecastMax: 0, actualMax: 0 })).to.equal(0);
+    expect(coverRatio({ forecastMax: 0, actualMax: 1 })).to.equal(Infinity);
+    expect(coverRatio({ forecastMax: 4, actualMax: 2 })).to.equal(0.5);
+  });
+  it('conformal multiplier: the ceil((n+1)q)-th smallest ratio, the largest when the sample is too small', () => {
+    const r = [5, 1, 4, 2, 3, 6, 7, 8, 9, 10]; // n = 10
+    // q = 0.8: ceil(11 * 0.8) = 9 -> 9
+    expect(conformalMultiplier(r, 0.8)).to.deep.equal({ multiplier: 9, exact: true });
+    // q = 0.9: ceil(9.9) = 10 -> 10
+    expect(conformalMultiplier(r, 0.9)).to.deep.equal({ multiplier: 10, exact: true });
+    // q = 0.95: ceil(10.45) = 11 > n
+    expect(conformalMultiplier(r, 0.95)).to.deep.equal({ multiplier: 10, exact: false });
+    expect(Number.isNaN(conformalMultiplier([], 0.9).multiplier)).to.equal(true);
+  });
+  it('realized coverage judges each elapsed window against the forecast in force at its start', () => {
+    // Actual: 1 per minute, value = minute index; a spike of 100 at t = 600.
+    const timestamps = Array.from({ length: 20 }, (_, i) => i * 60);
+    const values = timestamps.map((t) => (t === 600 ? 100 : t / 60));
+    // Forecast A (made at 0) says 50 everywhere; forecast B (made at 540) says 20 everywhere.
+    const flat = (madeAt: number, v: number) => ({ madeAt, timestamps: timestamps.map((t) => t), values: timestamps.map(() => v) });
+    const r = realizedCoverage([flat(540, 20), flat(0, 50)], { timestamps, values }, { now: 1140, windowSeconds: 120, strideSeconds: 60, lookbackSeconds: 1140 });
+    // Windows start at 0, 60, ..., 1020 (18 windows). Starts 0..480 use A (50): actual max (t, t+120] ≤ 10 or
+    // the spike at 600 (start 480 covers (480, 600]) -> start 480 missed. Starts 540..1020 use B (20): starts 540
+    // (spike at 600) missed; 600..1020: max ≤ 19 covered.
+    expect(r).to.deep.equal({ windows: 18, covered: 16, coverage: 16 / 18 });
+  });
+  it('realized coverage skips windows without a forecast in force', () => {
+    const r = realizedCoverage([{ madeAt: 1000, timestamps: [1000], values: [1] }], { timestamps: [0, 60], values: [1, 1] }, { now: 120, windowSeconds: 60, strideSeconds: 60, lookbackSeconds: 120 });
+    expect(r.windows).to.equal(0);
+    expect(Number.isNaN(r.coverage)).to.equal(true);
+  });
+});
