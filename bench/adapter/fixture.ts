@@ -1,5 +1,8 @@
 // The benchmark's cluster: 1,000 EHPAs in 100 namespaces, 10 pods each (10,000 pods), and a 2-hour forecast
 // per EHPA at one-minute resolution. Written as JSON so our adapter and the Go reference load the same data.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MetricsAdapterOptions } from '../../src/adapter/server.ts';
 import type { EffectiveHorizontalPodAutoscaler } from '../../src/api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../../src/api/prediction.ts';
 import type { AdapterSources, PodLike } from '../../src/adapter/providers/sources.ts';
@@ -65,5 +68,30 @@ export function fixtureSources(fx: BenchFixture, nowMs: number): AdapterSources 
     listPods: (ns, selector: LabelSelector) => (pods.get(ns) ?? []).filter((p) => selector.matches(p.metadata?.labels)),
     getScaleReplicas: () => 3,
     observedPodCpuMillis: () => new Map(),
+  };
+}
+
+/** The adapter's options in every benchmark server: TLS and front-proxy trust from `certDir` (tls.crt,
+ *  tls.key, front-proxy-ca.crt); the load generator sends system:masters, so no SubjectAccessReview. */
+export async function benchAdapterOptions(certDir: string): Promise<MetricsAdapterOptions> {
+  return {
+    securePort: 0,
+    bindAddress: '127.0.0.1',
+    tlsCertFile: join(certDir, 'tls.crt'),
+    tlsKeyFile: join(certDir, 'tls.key'),
+    certDir,
+    predictionFallback: 'observed',
+    requestHeader: {
+      caPem: await readFile(join(certDir, 'front-proxy-ca.crt'), 'utf8'),
+      allowedNames: ['front-proxy-client'],
+      usernameHeaders: ['X-Remote-User'],
+      uidHeaders: [],
+      groupHeaders: ['X-Remote-Group'],
+      extraHeaderPrefixes: ['X-Remote-Extra-'],
+    },
+    authorizer: { authorize: async () => ({ allowed: false, reason: 'bench sends system:masters' }) },
+    authzCacheTtlMs: 10_000,
+    now: Date.now,
+    localZone: 'UTC',
   };
 }

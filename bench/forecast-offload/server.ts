@@ -9,7 +9,6 @@
 //   { stop: true } → { fits, loopP99Ms }: cancels what runs, reports fits finished and the event loop's p99 delay.
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -25,7 +24,7 @@ import { PooledForecaster } from '../../src/prediction/worker/pooled-forecaster.
 import type { TimeSeriesPrediction } from '../../src/api/prediction.ts';
 import type { HistoryProvider } from '../../src/prometheus/series.ts';
 import { PrometheusClient } from '../../src/prometheus/client.ts';
-import { fixtureSources, type BenchFixture } from '../adapter/fixture.ts';
+import { benchAdapterOptions, fixtureSources, type BenchFixture } from '../adapter/fixture.ts';
 
 const TSPS = 50;
 const TSP_WORKERS = 10;
@@ -33,26 +32,7 @@ const TSP_WORKERS = 10;
 const [fixturePath, certDir, prometheusUrl] = process.argv.slice(2) as [string, string, string];
 const fx = JSON.parse(await readFile(fixturePath, 'utf8')) as BenchFixture;
 const handle = await startMetricsAdapter(
-  {
-    securePort: 0,
-    bindAddress: '127.0.0.1',
-    tlsCertFile: join(certDir, 'tls.crt'),
-    tlsKeyFile: join(certDir, 'tls.key'),
-    certDir,
-    predictionFallback: 'observed',
-    requestHeader: {
-      caPem: await readFile(join(certDir, 'front-proxy-ca.crt'), 'utf8'),
-      allowedNames: ['front-proxy-client'],
-      usernameHeaders: ['X-Remote-User'],
-      uidHeaders: [],
-      groupHeaders: ['X-Remote-Group'],
-      extraHeaderPrefixes: ['X-Remote-Extra-'],
-    },
-    authorizer: { authorize: async () => ({ allowed: false, reason: 'bench sends system:masters' }) },
-    authzCacheTtlMs: 10_000,
-    now: Date.now,
-    localZone: 'UTC',
-  },
+  await benchAdapterOptions(certDir),
   fixtureSources(fx, Date.now()),
   new Registry(),
   pino({ level: 'silent' }),

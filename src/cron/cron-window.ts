@@ -38,6 +38,17 @@ export interface CronWindowSpec {
 // request. Zone names are few; the answers are kept (bounded like the caches below).
 const zoneValid = new Map<string, boolean>();
 
+/** True when `name` is an IANA zone Node's own database knows (answers cached). */
+export function isIanaZone(name: string): boolean {
+  let valid = zoneValid.get(name);
+  if (valid === undefined) {
+    valid = IANAZone.isValidZone(name);
+    if (zoneValid.size >= 1_000) zoneValid.clear();
+    zoneValid.set(name, valid);
+  }
+  return valid;
+}
+
 /** What an unset `timezone` means: UTC (Crane v0.2–v0.7, Crane's docs) or the local zone (Crane HEAD). */
 export type UnsetZone = 'UTC' | 'Local';
 
@@ -46,13 +57,7 @@ export function resolveCronZone(timezone: string | undefined, localZone: string,
   if (timezone === undefined) return unset === 'Local' ? localZone : 'UTC';
   if (timezone === '' || timezone === 'UTC') return 'UTC';
   if (timezone === 'Local') return localZone;
-  let valid = zoneValid.get(timezone);
-  if (valid === undefined) {
-    valid = IANAZone.isValidZone(timezone);
-    if (zoneValid.size >= 1_000) zoneValid.clear();
-    zoneValid.set(timezone, valid);
-  }
-  if (!valid) throw new CronWindowError(`unknown time zone "${timezone}"`);
+  if (!isIanaZone(timezone)) throw new CronWindowError(`unknown time zone "${timezone}"`);
   return timezone;
 }
 

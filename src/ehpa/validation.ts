@@ -1,6 +1,7 @@
 // What is wrong with an EHPA before we touch the cluster for it. Each problem becomes a condition and an
 // event on that EHPA only; the others keep being reconciled.
 import { cronExpressionError } from '../cron/standard-cron.ts';
+import { isIanaZone } from '../cron/cron-window.ts';
 import { BOUNDS } from '../api/bounds.ts';
 import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import { algorithmBoundsProblems } from '../prediction/spec-bounds.ts';
@@ -12,23 +13,10 @@ export interface SpecProblem {
   message: string;
 }
 
-// Building an Intl.DateTimeFormat costs tens of microseconds; zones are few, so answers are kept.
-const zoneValidity = new Map<string, boolean>();
-
-/** Node's own IANA database decides; "Local", "UTC" and "" are what Crane's LoadLocation accepts. */
+/** Node's own IANA database decides (cached, cron/cron-window.ts); "Local", "UTC" and "" are what Crane's
+ *  LoadLocation accepts. */
 export function isValidTimeZone(zone: string): boolean {
-  if (zone === '' || zone === 'Local' || zone === 'UTC') return true;
-  let ok = zoneValidity.get(zone);
-  if (ok === undefined) {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: zone });
-      ok = true;
-    } catch {
-      ok = false;
-    }
-    if (zoneValidity.size < 1000) zoneValidity.set(zone, ok);
-  }
-  return ok;
+  return zone === '' || zone === 'Local' || zone === 'UTC' || isIanaZone(zone);
 }
 
 /** Returns every problem, in a stable order, so the condition message does not flap between reconciles. */

@@ -6,10 +6,9 @@
 // predicted metric out of the HPA until the TSP is ready (gocrane/crane pkg/controller/ehpa/hpa.go
 // GetHPAMetrics, GetReadyPredictionMetric), which the observed fallback approximates without an HPA rewrite.
 import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
-import type { TimeSeriesPrediction } from '../../api/prediction.ts';
 import { perPodMillis } from '../../metric-values/forecast-window.ts';
 import { forecastFor } from '../../metric-values/workload-cpu-forecast.ts';
-import { POD_CPU_USAGE_METRIC, ownedObjectName } from '../../api/names.ts';
+import { POD_CPU_USAGE_METRIC } from '../../api/names.ts';
 
 export { forecastFor };
 import { badRequest, invalidObject, notFound, unavailable } from '../status.ts';
@@ -18,6 +17,7 @@ import type { AdapterMetrics } from '../adapter-metrics.ts';
 import type { CustomMetricProvider, CustomQuery, CustomValue } from './provider.ts';
 import type { AdapterSources, FallbackListener, PodLike } from './sources.ts';
 import { podAvailable, podRunning } from './pod-availability.ts';
+import { ehpaTsps } from './predicted-metric-value.ts';
 
 
 export interface PodCpuProviderOptions {
@@ -54,15 +54,6 @@ function checkPrediction(ehpa: EffectiveHorizontalPodAutoscaler): Error | undefi
   }));
 }
 
-async function findTsp(sources: AdapterSources, ehpa: EffectiveHorizontalPodAutoscaler): Promise<TimeSeriesPrediction[]> {
-  const ns = ehpa.metadata.namespace;
-  const uid = ehpa.metadata.uid;
-  const byLabel = (await sources.listTsps(ns)).filter((t) => uid !== undefined && t.metadata.labels?.[EHPA_UID_LABEL] === uid);
-  if (byLabel.length > 0) return byLabel;
-  const byName = await sources.getTsp(ns, ownedObjectName(ehpa.metadata.name));
-  return byName ? [byName] : [];
-}
-
 const describe = (pod: PodLike, ns: string) => ({ kind: 'Pod', apiVersion: 'v1', name: pod.metadata?.name ?? '', namespace: ns });
 
 export function podCpuProvider(opts: PodCpuProviderOptions): CustomMetricProvider {
@@ -85,7 +76,7 @@ export function podCpuProvider(opts: PodCpuProviderOptions): CustomMetricProvide
       if (pods.length === 0) throw notFound(`the server could not find the metric ${POD_CPU_USAGE_METRIC} for pods: no pod in namespace ${ns} matches ${q.name === '*' ? 'the selector' : q.name}`);
       const available = pods.filter((p) => podAvailable(p, q.nowMs));
 
-      const forecast = forecastFor(await findTsp(sources, ehpa), ehpa, q.nowMs);
+      const forecast = forecastFor(await ehpaTsps(sources, ehpa), ehpa, q.nowMs);
       if (forecast.ok) {
         if (available.length === 0) throw unavailable(`failed to get available pods: none of the ${pods.length} selected pods has been Running and Ready for 30s`);
         const milli = BigInt(perPodMillis(forecast.largest, available.length));
