@@ -30,6 +30,8 @@ export interface PrometheusOptions {
   /** Requests in flight at once; more wait their turn (default 8). */
   maxConcurrency?: number;
   credentials?: PrometheusCredentials;
+  /** Age of the in-memory token or password past which its file is read again (default 60 s). */
+  credentialsRereadMs?: number;
   /** For re-reading credential files; injected so tests control it. */
   now?: () => number;
   fetch?: typeof fetch;
@@ -154,7 +156,7 @@ export class PrometheusClient implements HistoryProvider {
     this.shownBase = redactUrl(this.base);
     // undici's own fetch with its Agent: the global fetch of Node 20 takes no TLS options.
     this.fetch = o.fetch ?? (undiciFetch as unknown as typeof fetch);
-    this.headers = new RequestHeaders(o.credentials ?? {}, o.now ?? Date.now);
+    this.headers = new RequestHeaders(o.credentials ?? {}, o.now ?? Date.now, o.credentialsRereadMs);
     this.dispatcher = loadPrometheusTls(o.credentials ?? {}).then((tls) => (tls ? new Agent({ connect: tls }) : undefined));
     this.dispatcher.catch(() => undefined); // reported by each query, not as an unhandled rejection
   }

@@ -11,9 +11,10 @@ export const PROMETHEUS_FLAGS = [
   { name: 'prometheus-timeout', type: 'duration', default: '3m', help: 'timeout of one Prometheus query_range request' },
   { name: 'prometheus-max-points', type: 'int', default: 11000, min: 2, help: 'most points per series in one query_range; longer ranges are split' },
   { name: 'prometheus-max-concurrency', type: 'int', default: 8, min: 1, max: 1000, help: 'Prometheus requests in flight at once per loop; more wait their turn' },
-  { name: 'prometheus-token-file', type: 'string', default: undefined, help: 'file with a bearer token for Prometheus, re-read every minute (projected service-account tokens rotate)' },
+  { name: 'prometheus-token-file', type: 'string', default: undefined, help: 'file with a bearer token for Prometheus, re-read every --prometheus-credentials-reread-interval (projected service-account tokens rotate)' },
   { name: 'prometheus-username', type: 'string', default: undefined, help: 'basic-auth user for Prometheus (with --prometheus-password-file)' },
-  { name: 'prometheus-password-file', type: 'string', default: undefined, help: 'file with the basic-auth password for Prometheus, re-read every minute' },
+  { name: 'prometheus-password-file', type: 'string', default: undefined, help: 'file with the basic-auth password for Prometheus, re-read every --prometheus-credentials-reread-interval' },
+  { name: 'prometheus-credentials-reread-interval', type: 'duration', default: '1m', min: 1000, help: 'how old the in-memory copy of the token or password file may get before the file is read again' },
   { name: 'prometheus-ca-file', type: 'string', default: undefined, help: "PEM CA bundle that verifies Prometheus' TLS certificate (default: the system roots)" },
   { name: 'prometheus-client-cert', type: 'string', default: undefined, help: 'PEM client certificate for mutual TLS to Prometheus (with --prometheus-client-key)' },
   { name: 'prometheus-client-key', type: 'string', default: undefined, help: 'PEM key of --prometheus-client-cert' },
@@ -54,6 +55,7 @@ export function prometheusOptionsFromFlags(f: PrometheusFlags, overrides: Partia
     maxPoints: f['prometheus-max-points'],
     maxConcurrency: f['prometheus-max-concurrency'],
     credentials,
+    credentialsRereadMs: f['prometheus-credentials-reread-interval'],
     ...overrides,
   };
 }

@@ -127,6 +127,29 @@ describe('Prometheus client: secured endpoints', () => {
     }
   });
 
+  it('re-reads the token file at the --prometheus-credentials-reread-interval it is given', async () => {
+    let expected = 'short-1';
+    const s = await https((req, res) => {
+      const ok = req.headers.authorization === `Bearer ${expected}`;
+      res.writeHead(ok ? 200 : 401);
+      res.end(ok ? VECTOR : '');
+    });
+    let t = 0;
+    try {
+      const tokenFile = file('short-token', 'short-1');
+      const c = new PrometheusClient({ url: s.url, now: () => t, credentialsRereadMs: 2_000, credentials: { caFile, bearerTokenFile: tokenFile } });
+      expect(await c.queryInstant('up')).to.have.length(1);
+      writeFileSync(tokenFile, 'short-2');
+      expected = 'short-2';
+      t = 1_999;
+      expect((await failure(c.queryInstant('up'))).message).to.contain('HTTP 401');
+      t = 2_000;
+      expect(await c.queryInstant('up')).to.have.length(1);
+    } finally {
+      await close(s.server);
+    }
+  });
+
   it('an unreadable credential file fails the query with the path, not a crash', async () => {
     const c = new PrometheusClient({ url: 'https://127.0.0.1:1', credentials: { bearerTokenFile: join(dir, 'missing') } });
     const e = await failure(c.queryInstant('up'));
@@ -167,6 +190,7 @@ describe('prometheusOptionsFromFlags', () => {
     'prometheus-token-file': undefined,
     'prometheus-username': undefined,
     'prometheus-password-file': undefined,
+    'prometheus-credentials-reread-interval': 60_000,
     'prometheus-ca-file': undefined,
     'prometheus-client-cert': undefined,
     'prometheus-client-key': undefined,
@@ -181,6 +205,7 @@ describe('prometheusOptionsFromFlags', () => {
       maxPoints: 11_000,
       maxConcurrency: 8,
       credentials: { bearerTokenFile: '/t', caFile: '/ca', headers: { 'X-Scope-OrgID': 'team-a' } },
+      credentialsRereadMs: 60_000,
     });
     expect(prometheusOptionsFromFlags({ ...base, 'prometheus-url': undefined })).to.equal(undefined);
   });
