@@ -12,6 +12,8 @@ export const BOUNDS = {
   durationStringLength: 32,
   /** Any Crane float string ("0.99", "1e-10"). */
   floatStringLength: 32,
+  /** `auto` mode's coverage target (annotation prediction.ehpa-adapter.io/coverage): strictly between these. */
+  coverageTarget: { min: 0, max: 1 },
   /** Sample interval: at least a second (Prometheus' resolution), at most an hour (Crane's DSP limit). */
   sampleIntervalSeconds: { min: 1, max: 3600 },
   /** History length: 90 days is beyond any retention a forecast here uses (Crane's default is 15 d). */

@@ -5,6 +5,7 @@ import { isIanaZone } from '../cron/cron-window.ts';
 import { BOUNDS } from '../api/bounds.ts';
 import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import { algorithmBoundsProblems } from '../prediction/spec-bounds.ts';
+import { algorithmSettingsProblems } from '../prediction/crane-config.ts';
 import { METRIC_QUERY_ANNOTATION_PREFIX } from './desired-tsp.ts';
 
 export interface SpecProblem {
@@ -81,7 +82,10 @@ export function validateEhpa(
   if (p?.predictionWindowSeconds != null && (!Number.isInteger(p.predictionWindowSeconds) || p.predictionWindowSeconds < minWindow || p.predictionWindowSeconds > maxWindow)) {
     out.push({ reason: 'InvalidPrediction', message: `spec.prediction.predictionWindowSeconds is ${p.predictionWindowSeconds}; it must be a whole number from ${minWindow} to ${maxWindow}` });
   }
-  for (const m of algorithmBoundsProblems(p?.predictionAlgorithm, 'spec.prediction.predictionAlgorithm')) out.push({ reason: 'InvalidPrediction', message: m });
+  const algorithmField = 'spec.prediction.predictionAlgorithm';
+  const bounds = algorithmBoundsProblems(p?.predictionAlgorithm, algorithmField);
+  // Only a block within its bounds is parsed for what Crane would silently replace (gocrane/crane #352).
+  for (const m of bounds.length ? bounds : algorithmSettingsProblems(p?.predictionAlgorithm, algorithmField)) out.push({ reason: 'InvalidPrediction', message: m });
   for (const [k, v] of Object.entries(ehpa.metadata?.annotations ?? {})) {
     if (k.startsWith(METRIC_QUERY_ANNOTATION_PREFIX) && v.length > BOUNDS.promqlLength) {
       out.push({ reason: 'InvalidPrediction', message: `annotation ${k} is ${v.length} characters long, more than ${BOUNDS.promqlLength}` });

@@ -27,6 +27,8 @@ export interface ApplyRequest<T extends OwnedObject> {
   ownerUid: string | undefined;
   /** Also keep the desired labels and annotations on the object (added; others are left alone). */
   syncLabelsAndAnnotations?: boolean;
+  /** Annotations kept exactly as the desired object has them: added, changed, and removed when it lacks them. */
+  exactAnnotations?: readonly string[];
 }
 
 export interface ApplyResult<T> {
@@ -36,6 +38,18 @@ export interface ApplyResult<T> {
 
 export function controllerUid(obj: { metadata: { ownerReferences?: { uid: string; controller?: boolean }[] } }): string | undefined {
   return obj.metadata.ownerReferences?.find((r) => r.controller)?.uid;
+}
+
+/** `annotations` with each of `keys` as `desired` has it (removed when it has none). */
+function withExact(annotations: Record<string, string> | undefined, desired: Record<string, string> | undefined, keys: readonly string[]): Record<string, string> | undefined {
+  if (keys.length === 0) return annotations;
+  const out = { ...annotations };
+  for (const k of keys) {
+    const v = desired?.[k];
+    if (v === undefined) delete out[k];
+    else out[k] = v;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** True when `have` carries every entry of `want` with the same value. */
@@ -59,12 +73,14 @@ export class OwnedApplier {
       return { object: created, action: 'created' };
     }
     if (controllerUid(existing) !== r.ownerUid) throw new NotOwnedError(`${name} exists and is not controlled by this owner`);
+    const exact = r.exactAnnotations ?? [];
     const same =
       semanticEqual(existing.spec, desired.spec) &&
+      exact.every((k) => existing.metadata.annotations?.[k] === desired.metadata.annotations?.[k]) &&
       (!r.syncLabelsAndAnnotations ||
         (hasAll(existing.metadata.labels, desired.metadata.labels) && hasAll(existing.metadata.annotations, desired.metadata.annotations)));
     if (same || this.onlyOurDefaulting(key, desired, existing.spec)) return { object: existing, action: 'unchanged' };
-    const body: T = {
+    const merged: T = {
       ...existing,
       ...(r.syncLabelsAndAnnotations
         ? {
@@ -77,6 +93,9 @@ export class OwnedApplier {
         : {}),
       spec: desired.spec,
     };
+    const annotations = withExact(merged.metadata.annotations, desired.metadata.annotations, exact);
+    const { annotations: _old, ...restMeta } = merged.metadata;
+    const body: T = exact.length ? { ...merged, metadata: { ...restMeta, ...(annotations ? { annotations } : {}) } } : merged;
     const updated = await this.writer.replace<T>(`${r.path}/${encodeURIComponent(name)}`, body);
     this.applied.set(key, { desired: JSON.stringify(desired), stored: updated.spec });
     return { object: updated, action: 'updated' };

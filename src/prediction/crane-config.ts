@@ -120,3 +120,25 @@ export function percentileSettingsFromSpec(spec: PercentileSpec | undefined): { 
     return { settings: DEFAULT_PERCENTILE_SETTINGS, error: (e as Error).message };
   }
 }
+
+/** The algorithm types Crane has a predictor for (pkg/prediction: `dsp`, `percentile`). */
+export const ALGORITHM_TYPES: readonly string[] = ['dsp', 'percentile'];
+
+/**
+ * What Crane would silently replace in an algorithm block at `field` (gocrane/crane issue #352): an
+ * algorithmType it has no predictor for (Crane skips the metric; we used to run DSP), and a dsp or
+ * percentile block that its makeInternalConfig refuses (Crane then runs its defaults). Each message names
+ * the field and the reason, so the object's condition says what to change. An absent algorithmType means
+ * `dsp` here, as it always has; only the block the type selects is read, as in Crane.
+ */
+export function algorithmSettingsProblems(a: { algorithmType?: string; dsp?: DspSpec; percentile?: PercentileSpec } | undefined, field: string): string[] {
+  if (!a) return [];
+  const type = a.algorithmType ?? 'dsp';
+  if (!ALGORITHM_TYPES.includes(type)) return [`${field}.algorithmType is ${JSON.stringify(type)}; it must be dsp or percentile`];
+  if (type === 'percentile') {
+    const { error } = percentileSettingsFromSpec(a.percentile);
+    return error ? [`${field}.percentile is not valid (${error}); Crane would silently run its defaults instead (1m samples, 7d history, p99)`] : [];
+  }
+  const { error } = dspSettingsFromSpec(a.dsp);
+  return error ? [`${field}.dsp is not valid (${error}); Crane would silently run its defaults instead (1m samples, 15d history)`] : [];
+}

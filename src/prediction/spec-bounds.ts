@@ -5,7 +5,8 @@
 // left to crane-config.ts: a bound is checked on what will actually run.
 import { BOUNDS } from '../api/bounds.ts';
 import type { PredictionAlgorithm, TimeSeriesPrediction } from '../api/prediction.ts';
-import { dspSettingsFromSpec, percentileSettingsFromSpec, craneParseDurationSeconds } from './crane-config.ts';
+import { algorithmSettingsProblems, dspSettingsFromSpec, percentileSettingsFromSpec, craneParseDurationSeconds } from './crane-config.ts';
+import { coverageFromAnnotations } from './coverage-annotation.ts';
 
 function tooLong(field: string, value: string | undefined, max: number): string[] {
   return value !== undefined && value.length > max ? [`${field} is ${value.length} characters long, more than ${max}`] : [];
@@ -95,13 +96,17 @@ export function tspBoundsProblems(tsp: TimeSeriesPrediction): string[] {
   out.push(...tooLong('spec.targetRef.kind', ref.kind, BOUNDS.kindLength));
   out.push(...tooLong('spec.targetRef.namespace', ref.namespace, BOUNDS.nameLength));
   out.push(...tooLong('spec.targetRef.apiVersion', ref.apiVersion, BOUNDS.apiVersionLength));
+  const coverage = coverageFromAnnotations(tsp.metadata.annotations);
+  if (coverage.problem) out.push(coverage.problem);
   const metrics = spec.predictionMetrics ?? [];
   if (metrics.length > BOUNDS.predictionMetrics) out.push(`spec.predictionMetrics has ${metrics.length} items, more than ${BOUNDS.predictionMetrics}`);
   for (const [i, m] of metrics.slice(0, BOUNDS.predictionMetrics).entries()) {
     const f = `spec.predictionMetrics[${i}]`;
     out.push(...tooLong(`${f}.resourceIdentifier`, m.resourceIdentifier, BOUNDS.metricNameLength));
     out.push(...tooLong(`${f}.expressionQuery.expression`, m.expressionQuery?.expression, BOUNDS.promqlLength));
-    out.push(...algorithmBoundsProblems(m.algorithm, `${f}.algorithm`));
+    const bounds = algorithmBoundsProblems(m.algorithm, `${f}.algorithm`);
+    // Only a block within its bounds is parsed for what Crane would silently replace.
+    out.push(...(bounds.length ? bounds : algorithmSettingsProblems(m.algorithm, `${f}.algorithm`)));
   }
   return out;
 }

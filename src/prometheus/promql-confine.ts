@@ -200,13 +200,18 @@ export interface UserPromqlPolicy {
   unrestrictedNamespaces: ReadonlySet<string>;
 }
 
+/** True when objects in `namespace` may read any series (the admin's `unrestricted` list, or all of them). */
+export function isUnrestrictedNamespace(policy: UserPromqlPolicy, namespace: string): boolean {
+  return policy.mode === 'unrestricted' && (policy.unrestrictedNamespaces.size === 0 || policy.unrestrictedNamespaces.has(namespace));
+}
+
 /**
  * The query to run for a user-written `query` from an object in `namespace`, under `policy`; throws
  * PromqlConfinementError when the policy refuses it.
  */
 export function applyUserPromqlPolicy(policy: UserPromqlPolicy, namespace: string, query: string): string {
   if (policy.mode === 'off') throw new PromqlConfinementError('user PromQL is disabled on this cluster (--user-promql=off)');
-  if (policy.mode === 'unrestricted' && (policy.unrestrictedNamespaces.size === 0 || policy.unrestrictedNamespaces.has(namespace))) return query;
+  if (isUnrestrictedNamespace(policy, namespace)) return query;
   if (query.length > MAX_USER_PROMQL_LENGTH) {
     throw new PromqlConfinementError(`query is ${query.length} characters long; at most ${MAX_USER_PROMQL_LENGTH} are accepted`);
   }

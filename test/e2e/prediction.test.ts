@@ -13,6 +13,7 @@ import { ehpaObject, ehpaPath, installForServe, post, quantityMilli, startServe,
 import { maxForecastInWindow, perPodMillis } from '../../src/metric-values/forecast-window.ts';
 import { podsAverageValueReplicas, withinTolerance } from '../../src/hpa/replica-calculator.ts';
 import type { TimeSeriesPrediction } from '../../src/api/prediction.ts';
+import { COVERAGE_ANNOTATION } from '../../src/prediction/coverage-annotation.ts';
 
 const NS = 'pred';
 const TRACE = fileURLToPath(new URL('input1.csv', CRANE_TRACES));
@@ -63,18 +64,25 @@ describe('e2e scenario 2: prediction through the aggregator and the real HPA', f
     await standin?.close();
   });
 
-  it('the backfilled daily trace gives a Ready TimeSeriesPrediction', async () => {
+  it('the backfilled daily trace gives a Ready TimeSeriesPrediction, calibrated to the EHPA’s coverage annotation', async () => {
     const c = env.cluster;
-    const e = await post(c, ehpaPath(NS), ehpaObject(NS, 'web', 'web', {
+    const obj = ehpaObject(NS, 'web', 'web', {
       minReplicas: 1, maxReplicas: MAX_REPLICAS,
       metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
       prediction: { predictionWindowSeconds: WINDOW_S, predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '2d' } } },
-    }));
+    });
+    const e = await post(c, ehpaPath(NS), { ...obj, metadata: { ...obj.metadata, annotations: { [COVERAGE_ANNOTATION]: '0.95' } } });
     uid = e.metadata.uid;
     const tsp = await waitObj(c, tspPath(NS, 'ehpa-web'), 'TSP Ready', (t) => t.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True') ?? false, 240_000);
     const m = (tsp.status!['predictionMetrics'] as { resourceIdentifier: string; ready: boolean; prediction: { samples: unknown[] }[] }[]);
     expect(m.map((x) => [x.resourceIdentifier, x.ready])).to.deep.include(['crane_pod_cpu_usage', true]);
     expect(m.find((x) => x.resourceIdentifier === 'crane_pod_cpu_usage')!.prediction[0]!.samples.length).to.be.greaterThan(50);
+    // auto mode (no estimators listed): the EHPA's target reached the TSP and the fit in the worker pool, and
+    // the calibration came back into the status in the same write as Ready.
+    expect(tsp.metadata.annotations?.[COVERAGE_ANNOTATION]).to.equal('0.95');
+    const calibrated = tsp.status?.conditions?.find((x) => x.type === 'Calibrated');
+    expect(calibrated, JSON.stringify(tsp.status?.conditions)).to.include({ status: 'True', reason: 'CoverageCalibrated' });
+    expect(calibrated!.message).to.match(/^target 95\.0% over 3600s windows; crane_pod_cpu_usage: .+ × [\d.]+, backtest coverage [\d.]+% /);
     await waitObj(c, ehpaPath(NS, 'web'), 'EHPA PredictionReady', (o) => o.status?.conditions?.some((x) => x.type === 'PredictionReady' && x.status === 'True') ?? false);
   });
 

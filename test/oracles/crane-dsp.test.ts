@@ -22,6 +22,9 @@ import { detectPeriod } from '../../src/prediction/dsp/period.ts';
 import { percentileEstimate, type PercentileConfig } from '../../src/prediction/percentile/percentile-forecast.ts';
 import { fillMissingData, InvalidSeriesError } from '../../src/prediction/dsp/preprocess.ts';
 import { mulberry32 } from '../helpers/seeded-random.ts';
+import { CoreForecaster, seriesToFit } from '../../src/prediction/controller/core-forecaster.ts';
+import type { PercentileSpec } from '../../src/api/prediction.ts';
+import type { HistorySeries } from '../../src/prometheus/series.ts';
 
 const EXTRA: CraneEstimatorSpec[] = [
   { kind: 'maxValue', marginFraction: 0 },
@@ -53,6 +56,7 @@ interface OracleResponse {
   value?: number;
   start?: number;
   values?: number[];
+  series?: { labels: Record<string, string>; value: number }[];
 }
 
 /** Distance between two float64 values in units in the last place of the second. */
@@ -275,6 +279,39 @@ describe("oracle: Crane percentile (gocrane/crane v0.11.0 + VPA v0.10.0 histogra
       const go = answers[i] as OracleResponse;
       expect(go.error, c.name).to.equal(undefined);
       expect(percentileEstimate(c.values, c.config), `${c.name} ${c.config.histogram.kind} p${c.config.percentile}`).to.equal(go.value);
+    });
+  });
+  // Crane's own predictor (QueryRealtimePredictedValuesOnce -> process, which honours `aggregated`) against
+  // our controller path (seriesToFit + CoreForecaster): the last day of five Crane traces as five "pods"
+  // of one query, on a common timeline, pooled and per series.
+  it('aggregated true/false: the same series and estimates as Crane\'s predictor on a five-series query', function () {
+    const oracle = buildCraneOracle();
+    const now = 1_800_000_000;
+    const history: HistorySeries[] = [0, 3, 4, 5, 9].map((i) => {
+      const values = loadTrace(craneTraces()[i]!).values.slice(-1440);
+      return { labels: { pod: `input${i}` }, timestamps: values.map((_, k) => now - (values.length - k) * 60), values };
+    });
+    const blocks: PercentileSpec[] = [
+      { sampleInterval: '1m', historyLength: '7d', histogram: { halfLife: '24h' } },
+      { sampleInterval: '1m', historyLength: '7d', percentile: '0.9', marginFraction: '0.15', histogram: { halfLife: '24h', maxValue: '1000', bucketSize: '0.5' } },
+      { sampleInterval: '1m', historyLength: '7d', percentile: '0.95', minSampleWeight: '0.1', histogram: { halfLife: '24h', maxValue: '100000', firstBucketSize: '0.01', bucketSizeGrowthRatio: '0.05' } },
+    ];
+    const cases = blocks.flatMap((b) => [true, false].map((aggregated) => ({ ...b, aggregated })));
+    const lines = cases.map((spec) =>
+      JSON.stringify({ op: 'percentile-query', series: history.map((h) => ({ labels: h.labels, timestamps: h.timestamps, samples: h.values })), percentileSpec: spec }),
+    );
+    const r = spawnSync(oracle, { input: lines.join('\n') + '\n', maxBuffer: 1 << 28, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`oracle failed: ${r.stderr}`);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as OracleResponse);
+    const byLabels = (xs: { labels: Record<string, string>; value: number }[]) => Object.fromEntries(xs.map((x) => [JSON.stringify(x.labels), x.value]));
+    const forecaster = new CoreForecaster();
+    cases.forEach((spec, i) => {
+      const go = answers[i] as OracleResponse;
+      expect(go.error, JSON.stringify(spec)).to.equal(undefined);
+      const algorithm = { algorithmType: 'percentile', percentile: spec };
+      const ours = forecaster.forecast(seriesToFit(history, algorithm), algorithm, { nowS: now, horizonSeconds: 1200 });
+      expect(byLabels(ours.map((s) => ({ labels: s.labels, value: s.values[0] as number }))), JSON.stringify(spec)).to.deep.equal(byLabels(go.series ?? []));
+      expect(ours.length, JSON.stringify(spec)).to.equal(spec.aggregated ? 1 : history.length);
     });
   });
 });

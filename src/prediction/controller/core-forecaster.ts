@@ -6,7 +6,9 @@
 import type { PredictionAlgorithm } from '../../api/prediction.ts';
 import { dspSettingsFromSpec, forecast, InvalidSeriesError, percentileSettingsFromSpec, type ForecastConfig } from '../index.ts';
 import { labelKey, type HistorySeries } from '../../prometheus/series.ts';
-import type { ForecastWindow, Forecaster } from './forecaster.ts';
+import { mergeSeries } from '../percentile/aggregate-series.ts';
+import type { CalibrationSummary } from '../dsp/window-calibration.ts';
+import type { ForecastSeries, ForecastWindow, Forecaster } from './forecaster.ts';
 
 /** Stable per-series seed for period detection's permutation test, so a forecast is reproducible. */
 function seedOf(labels: Record<string, string>): number {
@@ -21,6 +23,22 @@ export function historyWindowOf(a: PredictionAlgorithm): { lengthSeconds: number
   return { lengthSeconds: s.historySeconds, stepSeconds: s.intervalSeconds };
 }
 
+/**
+ * The series to fit for an algorithm block: Crane's percentile with `aggregated` (its default when the
+ * block is absent or does not parse) fits one histogram over every series of the query, so they become one
+ * unlabelled series (docs/crane-behaviour.md §E.2; its timestamps may repeat, which the percentile
+ * estimate ignores); everything else fits each series on its own.
+ */
+export function seriesToFit(history: readonly HistorySeries[], a: PredictionAlgorithm): HistorySeries[] {
+  if (a.algorithmType !== 'percentile' || history.length < 2) return [...history];
+  return percentileSettingsFromSpec(a.percentile).settings.aggregated ? [mergeSeries(history)] : [...history];
+}
+
+/** True when the algorithm block runs `auto` mode, the one that calibrates its window maximum (not Crane's own estimators, not percentile). */
+export function calibratesWindowMax(a: PredictionAlgorithm): boolean {
+  return a.algorithmType !== 'percentile' && (a.dsp?.estimators?.fft?.length ?? 0) + (a.dsp?.estimators?.maxValue?.length ?? 0) === 0;
+}
+
 function forecastConfig(a: PredictionAlgorithm, w: ForecastWindow, lastTs: number): ForecastConfig {
   if (a.algorithmType === 'percentile') {
     const { settings } = percentileSettingsFromSpec(a.percentile);
@@ -33,14 +51,19 @@ function forecastConfig(a: PredictionAlgorithm, w: ForecastWindow, lastTs: numbe
     };
   }
   const { settings } = dspSettingsFromSpec(a.dsp);
-  const own = (a.dsp?.estimators?.fft?.length ?? 0) + (a.dsp?.estimators?.maxValue?.length ?? 0) > 0;
+  const own = !calibratesWindowMax(a);
   return {
     algorithm: 'dsp',
     sampleIntervalSeconds: settings.intervalSeconds,
     historySeconds: settings.historySeconds,
     // Crane's horizon (one period per history period) is days long, so one model serves many refreshes.
     estimators: own ? 'crane' : 'auto',
-    ...(own ? { craneEstimators: settings.craneEstimators } : {}),
+    // auto calibrates the maximum over the TSP's own window (half the horizon the controller asks for); a
+    // series without a period is then forecast over both windows, whatever their length (no 2-hour ceiling).
+    ...(own ? { craneEstimators: settings.craneEstimators } : { coverageWindowSeconds: w.horizonSeconds / 2 }),
+    // Crane mode never calibrates (calibrationOf ignores these), so its forecast stays Crane's bit for bit.
+    ...(w.coverage !== undefined ? { coverage: w.coverage } : {}),
+    ...(w.coverageWindowSeconds !== undefined ? { coverageWindowSeconds: w.coverageWindowSeconds } : {}),
   };
 }
 
@@ -51,8 +74,11 @@ export interface FitInput {
   values: ArrayLike<number>;
 }
 
-/** A fitted series' forecast columns, or why the algorithm declined (or could not read) the series. */
-export type FitOutcome = { timestamps: number[]; values: number[] } | { reason: string };
+/**
+ * A fitted series' forecast columns (with `auto`'s calibration, and the forecaster's remark such as why it is
+ * uncalibrated), or why the algorithm declined (or could not read) the series.
+ */
+export type FitOutcome = { timestamps: number[]; values: number[]; calibration?: CalibrationSummary; note?: string } | { reason: string };
 
 /**
  * Fits one series: the unit of work, in this thread or in a worker, so both give the same numbers. A
@@ -63,7 +89,12 @@ export function fitSeries(h: FitInput, a: PredictionAlgorithm, w: ForecastWindow
   try {
     const f = forecast(h, forecastConfig(a, w, h.timestamps[h.timestamps.length - 1] as number), { now: w.nowS, seed: seedOf(h.labels) });
     if (f.samples.length === 0) return { reason: f.reason ?? 'no prediction' };
-    return { timestamps: f.samples.map((s) => s.timestamp), values: f.samples.map((s) => s.value) };
+    return {
+      timestamps: f.samples.map((s) => s.timestamp),
+      values: f.samples.map((s) => s.value),
+      ...(f.calibration ? { calibration: f.calibration } : {}),
+      ...(f.reason !== undefined ? { note: f.reason } : {}),
+    };
   } catch (e) {
     if (!(e instanceof InvalidSeriesError)) throw e;
     return { reason: e.message };
@@ -71,9 +102,23 @@ export function fitSeries(h: FitInput, a: PredictionAlgorithm, w: ForecastWindow
 }
 
 /** The forecaster's answer from its fitted series: them or, with nothing to show, an error saying why (so the TSP condition does). */
-export function collectForecasts(out: HistorySeries[], reasons: readonly string[]): HistorySeries[] {
+export function collectForecasts(out: ForecastSeries[], reasons: readonly string[]): ForecastSeries[] {
   if (out.length === 0 && reasons.length > 0) throw new Error([...new Set(reasons)].join('; '));
   return out;
+}
+
+/** A fit's columns under the history series' labels, with its calibration and remark when it has them. */
+export function forecastSeries(
+  labels: Record<string, string>,
+  fit: { timestamps: ArrayLike<number>; values: ArrayLike<number>; calibration?: CalibrationSummary; note?: string },
+): ForecastSeries {
+  return {
+    labels,
+    timestamps: Array.from(fit.timestamps),
+    values: Array.from(fit.values),
+    ...(fit.calibration ? { calibration: fit.calibration } : {}),
+    ...(fit.note !== undefined ? { note: fit.note } : {}),
+  };
 }
 
 export class CoreForecaster implements Forecaster {
@@ -81,8 +126,8 @@ export class CoreForecaster implements Forecaster {
     return historyWindowOf(a);
   }
 
-  forecast(history: HistorySeries[], a: PredictionAlgorithm, w: ForecastWindow, options?: { signal?: AbortSignal }): HistorySeries[] {
-    const out: HistorySeries[] = [];
+  forecast(history: HistorySeries[], a: PredictionAlgorithm, w: ForecastWindow, options?: { signal?: AbortSignal }): ForecastSeries[] {
+    const out: ForecastSeries[] = [];
     const reasons: string[] = [];
     for (const h of history) {
       // In this thread a fit cannot be interrupted; a cancelled call at least stops between series.
@@ -90,7 +135,7 @@ export class CoreForecaster implements Forecaster {
       if (h.timestamps.length === 0) continue;
       const fit = fitSeries(h, a, w);
       if ('reason' in fit) reasons.push(fit.reason);
-      else out.push({ labels: h.labels, timestamps: fit.timestamps, values: fit.values });
+      else out.push(forecastSeries(h.labels, fit));
     }
     return collectForecasts(out, reasons);
   }

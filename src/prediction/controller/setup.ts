@@ -7,6 +7,7 @@ import type { HistoryProvider } from '../../prometheus/series.ts';
 import { TspReconciler } from './tsp-reconciler.ts';
 import { createTspController } from './tsp-controller.ts';
 import type { Forecaster } from './forecaster.ts';
+import { registerCoverageMetrics } from './coverage-metrics.ts';
 import type { UserPromqlPolicy } from '../../prometheus/promql-confine.ts';
 
 export interface TspControllerOptions {
@@ -24,6 +25,7 @@ export interface TspControllerOptions {
 export function setupTspController(ctx: ControllerContext, o: TspControllerOptions): RunnerFactory {
   const tsps = ctx.informers.informer<TimeSeriesPrediction>(KINDS.tsp);
   const log = ctx.log.child({ controller: 'tsp' });
+  const coverageMetrics = registerCoverageMetrics(ctx.registry);
   return () => {
     const reconciler = new TspReconciler({
       tsps,
@@ -35,6 +37,7 @@ export function setupTspController(ctx: ControllerContext, o: TspControllerOptio
       updateFrequencyMs: o.updateFrequencyMs,
       modelUpdateIntervalMs: o.modelUpdateIntervalMs,
       events: ctx.events,
+      coverageMetrics,
       ...(o.userPromql ? { userPromql: o.userPromql } : {}),
     });
     const runner = createTspController({ reconciler, tsps, workers: o.workers, log, observe: ctx.metrics.observe('tsp') });

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { ControllerRunner, objectKey } from '../../kube/controller-runner.ts';
 import type { SharedInformer } from '../../kube/informers.ts';
 import type { TimeSeriesPrediction } from '../../api/prediction.ts';
-import type { TspReconciler } from './tsp-reconciler.ts';
+import { tspSpecVersion, type TspReconciler } from './tsp-reconciler.ts';
 
 export function createTspController(o: {
   reconciler: TspReconciler;
@@ -17,13 +17,15 @@ export function createTspController(o: {
   observe?: (outcome: 'success' | 'error', ms: number) => void;
 }): ControllerRunner {
   const runner = new ControllerRunner({ name: 'tsp', workers: o.workers, log: o.log, observe: o.observe, reconcile: (key) => o.reconciler.reconcile(key) });
-  const generations = new Map<string, number | undefined>();
+  const generations = new Map<string, string>();
   const onTsp = (t: TimeSeriesPrediction) => {
     const key = objectKey(t);
-    // Status writes (ours) do not bump generation and must not queue a reconcile.
-    if (generations.has(key) && generations.get(key) === t.metadata.generation) return;
+    const version = tspSpecVersion(t);
+    // Status writes (ours) do not bump generation and must not queue a reconcile; the coverage annotation
+    // (metadata, no generation) does.
+    if (generations.get(key) === version) return;
     if (generations.has(key)) o.reconciler.cancel(key, 'the TimeSeriesPrediction spec changed');
-    generations.set(key, t.metadata.generation);
+    generations.set(key, version);
     runner.enqueue(key);
   };
   o.tsps.onAdd(onTsp);

@@ -12,12 +12,26 @@ import type { StatusWriter } from '../../kube/status-writer.ts';
 import type { EventSink } from '../../kube/event-recorder.ts';
 import { metricQuery, NAMESPACED_PROMQL } from '../history/queries.ts';
 import type { UserPromqlPolicy } from '../../prometheus/promql-confine.ts';
-import type { HistoryProvider, HistorySeries } from '../../prometheus/series.ts';
+import type { HistoryProvider } from '../../prometheus/series.ts';
 import { BOUNDS } from '../../api/bounds.ts';
 import { TSP_API_VERSION, TSP_PLURAL, type PredictionMetricSpec, type TimeSeriesPrediction } from '../../api/prediction.ts';
 import { statusSamplesProblem, tspBoundsProblems } from '../spec-bounds.ts';
-import type { Forecaster } from './forecaster.ts';
+import type { ForecastSeries, Forecaster } from './forecaster.ts';
+import { calibratesWindowMax, seriesToFit } from './core-forecaster.ts';
 import { buildTspStatus, invalidSpecStatus, metricStatus, statusUpToDate, INVALID_SPEC, type MetricOutcome } from './tsp-status.ts';
+import { COVERAGE_ANNOTATION, coverageFromAnnotations } from '../coverage-annotation.ts';
+import { DEFAULT_COVERAGE_TARGET } from '../index.ts';
+import { calibratedCondition, type MetricCalibration } from './calibration-status.ts';
+import type { CoverageMetrics } from './coverage-metrics.ts';
+import { judgeKept, judgeStrideSeconds, keepForecast, REALIZED_LOOKBACK_SECONDS, sumCounts, type CoverageCount, type KeptMetricForecast } from './realized-coverage.ts';
+
+/**
+ * What a TSP's forecast depends on besides its status: the spec (its generation) and the coverage
+ * annotation, which is metadata and bumps no generation. A change of either asks for a new forecast.
+ */
+export function tspSpecVersion(tsp: TimeSeriesPrediction): string {
+  return `${String(tsp.metadata.generation)}\u0000${tsp.metadata.annotations?.[COVERAGE_ANNOTATION] ?? ''}`;
+}
 
 export interface TspReconcilerDeps {
   tsps: CacheReader<TimeSeriesPrediction>;
@@ -34,13 +48,19 @@ export interface TspReconcilerDeps {
   userPromql?: UserPromqlPolicy;
   /** Warning events for specs refused by a bound (docs/security.md §2). */
   events?: EventSink;
+  /** Realized coverage and coverage target per TSP on /metrics (coverage-metrics.ts). */
+  coverageMetrics?: CoverageMetrics;
 }
 
 interface CachedForecast {
   builtAtMs: number;
-  series: HistorySeries[];
+  series: ForecastSeries[];
   /** Last forecast timestamp common to every series (unix s). */
   coversUntilS: number;
+  /** The forecasts published over the last day (the realized coverage judges them at each refit). */
+  kept: KeptMetricForecast[];
+  /** Their realized coverage as of the latest refit. */
+  realized?: CoverageCount;
 }
 
 export class TspReconciler {
@@ -50,8 +70,8 @@ export class TspReconciler {
   /** The pass in flight per TSP key, to cancel. */
   private readonly inflight = new Map<string, AbortController>();
   private stopped = false;
-  /** Generation whose spec produced the current status, so a spec change refreshes at once. */
-  private readonly computedGeneration = new Map<string, number | undefined>();
+  /** Spec (tspSpecVersion) that produced the current status, so a spec change refreshes at once. */
+  private readonly computedGeneration = new Map<string, string>();
 
   constructor(private readonly d: TspReconcilerDeps) {
     this.now = d.now ?? Date.now;
@@ -76,6 +96,13 @@ export class TspReconciler {
   stop(why: string): void {
     this.stopped = true;
     for (const ac of this.inflight.values()) ac.abort(new Error(why));
+    // The next leader judges from its own forecasts; this replica's figures would go stale.
+    for (const key of this.forecasts.keys()) this.forgetMetrics(key);
+  }
+
+  private forgetMetrics(key: string): void {
+    const [namespace, name] = key.split('/') as [string, string];
+    this.d.coverageMetrics?.forget(namespace, name);
   }
 
   async reconcile(key: string): Promise<{ requeueAfterMs?: number }> {
@@ -96,16 +123,18 @@ export class TspReconciler {
     if (!tsp) {
       this.forecasts.delete(key);
       this.computedGeneration.delete(key);
+      this.forgetMetrics(key);
       return {};
     }
     const requeue = { requeueAfterMs: this.d.updateFrequencyMs };
     const nowMs = this.now();
     const nowS = Math.floor(nowMs / 1000);
-    const sameSpec = this.computedGeneration.has(key) && this.computedGeneration.get(key) === tsp.metadata.generation;
+    const version = tspSpecVersion(tsp);
+    const sameSpec = this.computedGeneration.get(key) === version;
     if (sameSpec && statusUpToDate(tsp, nowS)) return requeue;
     if (!this.computedGeneration.has(key) && statusUpToDate(tsp, nowS) && tsp.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) {
       // Written by a previous leader for this spec: trust it until it runs out.
-      this.computedGeneration.set(key, tsp.metadata.generation);
+      this.computedGeneration.set(key, version);
       return requeue;
     }
     const log = this.d.log.child({ namespace, name });
@@ -117,18 +146,22 @@ export class TspReconciler {
       if (sameSpec) return {};
       const message = problems.join('; ');
       this.forecasts.delete(key);
+      this.forgetMetrics(key);
       this.d.events?.event(tsp, 'Warning', INVALID_SPEC, message);
       await this.d.status.update(path, tsp, (obj) => invalidSpecStatus(obj, message, nowMs));
-      this.computedGeneration.set(key, tsp.metadata.generation);
+      this.computedGeneration.set(key, version);
       log.info({ reason: INVALID_SPEC }, message);
       return {};
     }
     const window = tsp.spec.predictionWindowSeconds;
+    // The bounds passed, so the annotation is absent or valid.
+    const annotated = coverageFromAnnotations(tsp.metadata.annotations).coverage;
+    const coverage = annotated ?? DEFAULT_COVERAGE_TARGET;
     const outcomes: MetricOutcome[] = [];
     const cache = this.forecasts.get(key) ?? new Map<string, CachedForecast>();
     const used = new Set<string>();
     for (const m of tsp.spec.predictionMetrics ?? []) {
-      outcomes.push(await this.predictMetric(cache, used, tsp, m, nowS, window, log, signal));
+      outcomes.push(await this.predictMetric(cache, used, tsp, m, nowS, window, coverage, log, signal));
       // Deleted or edited meanwhile: the informer queued the key again, and that pass reads the new spec.
       if (signal.aborted) {
         log.debug({ reason: (signal.reason as Error).message }, 'prediction cancelled');
@@ -139,16 +172,23 @@ export class TspReconciler {
     for (const k of cache.keys()) if (!used.has(k)) cache.delete(k);
     if (cache.size > 0) this.forecasts.set(key, cache);
     else this.forecasts.delete(key);
+    const realized = sumCounts([...cache.values()].map((c) => c.realized));
+    const anyAuto = (tsp.spec.predictionMetrics ?? []).some((m) => calibratesWindowMax(m.algorithm ?? {}));
+    if (!this.stopped) this.d.coverageMetrics?.set(namespace, name, { realized, target: anyAuto ? coverage : undefined });
+    const calibrated = calibratedCondition(
+      outcomes.flatMap((o) => (o.calibration ? [o.calibration] : [])),
+      { target: coverage, windowSeconds: window, annotated: annotated !== undefined, realized },
+    );
     // A status too large to store (many series × a long window) is refused as a whole, with the reason.
     const samples = outcomes.reduce((n, o) => n + (o.status.prediction ?? []).reduce((k, p) => k + p.samples.length, 0), 0);
     const tooBig = statusSamplesProblem(samples);
     if (tooBig) {
       await this.d.status.update(path, tsp, (obj) => invalidSpecStatus(obj, tooBig, nowMs));
-      this.computedGeneration.set(key, tsp.metadata.generation);
+      this.computedGeneration.set(key, version);
       return requeue;
     }
-    await this.d.status.update(path, tsp, (obj) => buildTspStatus(obj, outcomes, nowMs));
-    this.computedGeneration.set(key, tsp.metadata.generation);
+    await this.d.status.update(path, tsp, (obj) => buildTspStatus(obj, outcomes, nowMs, calibrated));
+    this.computedGeneration.set(key, version);
     return requeue;
   }
 
@@ -159,15 +199,18 @@ export class TspReconciler {
     m: PredictionMetricSpec,
     nowS: number,
     window: number,
+    coverage: number,
     log: Logger,
     signal: AbortSignal,
   ): Promise<MetricOutcome> {
     const rid = m.resourceIdentifier;
     const algorithm = m.algorithm ?? {};
     const horizonEnd = nowS + 2 * window;
+    const auto = calibratesWindowMax(algorithm);
+    const failed = (error: string): MetricOutcome => ({ status: { resourceIdentifier: rid, ready: false, prediction: [] }, error, calibration: { resourceIdentifier: rid, auto, series: [], error } });
     try {
       const query = metricQuery(tsp, m, this.d.userPromql ?? NAMESPACED_PROMQL);
-      const cacheKey = `${rid}\u0000${query}\u0000${JSON.stringify(algorithm)}`;
+      const cacheKey = `${rid}\u0000${query}\u0000${JSON.stringify(algorithm)}\u0000${auto ? coverage : ''}`;
       used.add(cacheKey);
       let cached = cache.get(cacheKey);
       const nowMs = nowS * 1000;
@@ -176,20 +219,30 @@ export class TspReconciler {
         const end = Math.floor(nowS / stepSeconds) * stepSeconds;
         const history = await this.d.history.queryRange(query, end - lengthSeconds, end, stepSeconds, { signal, maxSeries: BOUNDS.seriesPerQuery });
         const usable = history.filter((h) => h.values.length > 0);
-        if (usable.length === 0) {
-          return { status: { resourceIdentifier: rid, ready: false, prediction: [] }, error: 'no history returned by the query' };
-        }
-        const series = await this.d.forecaster.forecast(usable, algorithm, { nowS, horizonSeconds: 2 * window }, { signal });
+        if (usable.length === 0) return failed('no history returned by the query');
+        const toFit = seriesToFit(usable, algorithm);
+        // The forecasts published so far against what happened, from the history this refit reads anyway.
+        if (cached) cached.realized = judgeKept(cached.kept, toFit, { now: nowS, windowSeconds: window, strideSeconds: judgeStrideSeconds(window, stepSeconds) });
+        const series = await this.d.forecaster.forecast(toFit, algorithm, { nowS, horizonSeconds: 2 * window, coverage, coverageWindowSeconds: window }, { signal });
         const coversUntilS = series.length ? Math.min(...series.map((s) => (s.timestamps.length ? (s.timestamps[s.timestamps.length - 1] as number) : -Infinity))) : -Infinity;
-        cached = { builtAtMs: nowMs, series, coversUntilS };
+        // A forecast stays in force until the next refit: at most the model update interval, or until it runs out.
+        const spanSeconds = REALIZED_LOOKBACK_SECONDS + this.d.modelUpdateIntervalMs / 1000 + window;
+        const kept = keepForecast(cached?.kept ?? [], series, nowS, { spanSeconds });
+        cached = { builtAtMs: nowMs, series, coversUntilS, kept, ...(cached?.realized ? { realized: cached.realized } : {}) };
         cache.set(cacheKey, cached);
         log.debug({ metric: rid, historySeries: usable.length, forecastSeries: series.length }, 'forecast built');
       }
       const status = metricStatus(rid, cached.series, nowS, horizonEnd, nowS + window);
-      return status.ready ? { status } : { status, error: cached.series.length ? 'forecast does not cover the window' : 'the algorithm found no prediction in the history' };
+      const calibration: MetricCalibration = {
+        resourceIdentifier: rid,
+        auto,
+        series: cached.series.map((s) => ({ ...(s.calibration ? { calibration: s.calibration } : {}), ...(s.note !== undefined ? { note: s.note } : {}) })),
+        ...(cached.series.length ? {} : { error: 'the algorithm found no prediction in the history' }),
+      };
+      return status.ready ? { status, calibration } : { status, calibration, error: cached.series.length ? 'forecast does not cover the window' : 'the algorithm found no prediction in the history' };
     } catch (e) {
       if (!signal.aborted) log.warn({ metric: rid, err: (e as Error).message }, 'prediction failed');
-      return { status: { resourceIdentifier: rid, ready: false, prediction: [] }, error: (e as Error).message };
+      return failed((e as Error).message);
     }
   }
 }

@@ -1,10 +1,11 @@
 // TimeSeriesPrediction status, written as Crane writes it (docs/crane-behaviour.md §D.2, §D.10):
 // samples as Go "%.5f" strings with unix-second timestamps, a `Ready` condition with reasons, and the
 // freshness rule that decides when the forecast must be refreshed.
-import { upsertCondition } from '../../api/meta.ts';
+import { upsertCondition, type Condition } from '../../api/meta.ts';
 import type { HistorySeries } from '../../prometheus/series.ts';
 import type { PredictionMetricStatus, TimeSeriesPrediction, TspStatus } from '../../api/prediction.ts';
 import { formatGoFixed5 } from '../go-format.ts';
+import type { MetricCalibration } from './calibration-status.ts';
 
 export const PREDICT_SUCCEED = 'PredictSucceed';
 export const PREDICT_PARTIAL = 'PredictPartial';
@@ -60,9 +61,12 @@ export interface MetricOutcome {
   status: PredictionMetricStatus;
   /** Why the metric is not ready, for the condition message. */
   error?: string;
+  /** What `auto` mode's calibration chose for the metric (the Calibrated condition). */
+  calibration?: MetricCalibration;
 }
 
-export function buildTspStatus(tsp: TimeSeriesPrediction, outcomes: readonly MetricOutcome[], nowMs: number): TspStatus {
+/** The status; `calibrated` is the Calibrated condition after Ready (calibration-status.ts), none in Crane's own modes. */
+export function buildTspStatus(tsp: TimeSeriesPrediction, outcomes: readonly MetricOutcome[], nowMs: number, calibrated?: Omit<Condition, 'lastTransitionTime'>): TspStatus {
   const readyCount = outcomes.filter((o) => o.status.ready).length;
   const all = readyCount === tsp.spec.predictionMetrics.length && readyCount === outcomes.length;
   const errors = outcomes.filter((o) => !o.status.ready).map((o) => `${o.status.resourceIdentifier}: ${o.error ?? 'no prediction covering the window'}`);
@@ -76,7 +80,7 @@ export function buildTspStatus(tsp: TimeSeriesPrediction, outcomes: readonly Met
         message: `not all metric predicted; ${errors.join('; ')}`.slice(0, 1024),
       };
   return {
-    conditions: [upsertCondition(tsp.status?.conditions, cond, nowMs)],
+    conditions: [upsertCondition(tsp.status?.conditions, cond, nowMs), ...(calibrated ? [upsertCondition(tsp.status?.conditions, calibrated, nowMs)] : [])],
     predictionMetrics: outcomes.map((o) => o.status),
   };
 }

@@ -94,8 +94,8 @@ export interface KeptForecast {
   /** When the forecast was published (unix seconds); it is in force until the next one. */
   madeAt: number;
   /** Unix seconds ascending, and the values. */
-  timestamps: readonly number[];
-  values: readonly number[];
+  timestamps: ArrayLike<number>;
+  values: ArrayLike<number>;
 }
 
 export interface RealizedCoverage {
@@ -106,11 +106,25 @@ export interface RealizedCoverage {
   coverage: number;
 }
 
-function maxIn(timestamps: readonly number[], values: readonly number[], from: number, to: number): number | undefined {
+/** First index with timestamps[i] ≥ from (ascending timestamps). */
+function lowerBound(timestamps: ArrayLike<number>, from: number): number {
+  let lo = 0;
+  let hi = timestamps.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((timestamps[mid] as number) < from) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Largest value with from ≤ t ≤ to, or from < t ≤ to when `openStart`. */
+function maxIn(timestamps: ArrayLike<number>, values: ArrayLike<number>, from: number, to: number, openStart = false): number | undefined {
   let best: number | undefined;
-  for (let i = 0; i < timestamps.length; i++) {
+  // A binary search to the window: the controller judges a day of instants against days of history.
+  for (let i = lowerBound(timestamps, from); i < timestamps.length; i++) {
     const t = timestamps[i] as number;
-    if (t < from) continue;
+    if (openStart && t <= from) continue;
     if (t > to) break;
     const v = values[i] as number;
     if (best === undefined || v > best) best = v;
@@ -127,7 +141,7 @@ function maxIn(timestamps: readonly number[], values: readonly number[], from: n
  */
 export function realizedCoverage(
   kept: readonly KeptForecast[],
-  actual: { timestamps: readonly number[]; values: readonly number[] },
+  actual: { timestamps: ArrayLike<number>; values: ArrayLike<number> },
   o: { now: number; windowSeconds: number; strideSeconds: number; lookbackSeconds?: number },
 ): RealizedCoverage {
   if (!(o.strideSeconds > 0) || !(o.windowSeconds > 0)) throw new RangeError('window and stride must be positive');
@@ -141,7 +155,8 @@ export function realizedCoverage(
     if (j < 0) continue;
     const f = sorted[j] as KeptForecast;
     const fmax = maxIn(f.timestamps, f.values, t, t + o.windowSeconds);
-    const amax = maxIn(actual.timestamps, actual.values, t + 1e-9, t + o.windowSeconds);
+    // Open at t (a strict comparison: an epsilon added to a unix time of ~1.8e9 rounds away).
+    const amax = maxIn(actual.timestamps, actual.values, t, t + o.windowSeconds, true);
     if (fmax === undefined || amax === undefined) continue;
     windows++;
     if (fmax >= amax) covered++;

@@ -1,9 +1,10 @@
 // PromQL for a TSP metric (docs/crane-behaviour.md §B.4 built-in templates, §D.2 namers): the
 // workload's CPU from cAdvisor's container_cpu_usage_seconds_total (cores, workload total), its memory
-// from container_memory_working_set_bytes, or the TSP's own expression.
+// from container_memory_working_set_bytes, a node's CPU and memory from node-exporter, or the TSP's own
+// expression.
 import type { PredictionMetricSpec, TimeSeriesPrediction } from '../../api/prediction.ts';
 import { promqlString, regexEscape } from '../../prometheus/promql-text.ts';
-import { applyUserPromqlPolicy, PromqlConfinementError, type UserPromqlPolicy } from '../../prometheus/promql-confine.ts';
+import { applyUserPromqlPolicy, isUnrestrictedNamespace, PromqlConfinementError, type UserPromqlPolicy } from '../../prometheus/promql-confine.ts';
 
 /** The safe default: user PromQL confined to the object's namespace (--user-promql=namespaced). */
 export const NAMESPACED_PROMQL: UserPromqlPolicy = { mode: 'namespaced', unrestrictedNamespaces: new Set() };
@@ -38,6 +39,24 @@ export function workloadMemoryQuery(namespace: string, kind: string, name: strin
   return `sum(container_memory_working_set_bytes{namespace=${promqlString(namespace)},pod=~${promqlString(podNameRegex(kind, regexEscape(name)))},container!=""})`;
 }
 
+// A node by the `instance` label node-exporter reports, with or without a port (Crane's built-in node
+// templates, gocrane/crane pkg/utils/expression_prom_default.go NodeCpuUsageExprTemplate and
+// NodeMemUsageExprTemplate, 3m irate): cores in use and bytes in use. The node name is regex-escaped, so a
+// dot in it matches a dot only (Crane interpolates it as is).
+function nodeInstance(node: string): string {
+  return promqlString(`(${regexEscape(node)})(:\\d+)?`);
+}
+
+export function nodeCpuQuery(node: string): string {
+  const sel = `node_cpu_seconds_total{mode="idle",instance=~${nodeInstance(node)}}`;
+  return `sum(count(${sel}) by (mode, cpu)) - sum(irate(${sel}[3m]))`;
+}
+
+export function nodeMemoryQuery(node: string): string {
+  const inst = nodeInstance(node);
+  return `sum(node_memory_MemTotal_bytes{instance=~${inst}} - node_memory_MemAvailable_bytes{instance=~${inst}})`;
+}
+
 /** The PromQL for one TSP metric; throws UnsupportedQueryError for what Crane does not support either. */
 export function metricQuery(tsp: TimeSeriesPrediction, m: PredictionMetricSpec, policy: UserPromqlPolicy = NAMESPACED_PROMQL): string {
   const ref = tsp.spec.targetRef;
@@ -59,7 +78,18 @@ export function metricQuery(tsp: TimeSeriesPrediction, m: PredictionMetricSpec, 
         throw e;
       }
     case 'ResourceQuery':
-      if (ref.kind === 'Node') throw new UnsupportedQueryError(`metric ${m.resourceIdentifier}: node targets are not supported`);
+      if (ref.kind === 'Node') {
+        // A node is cluster-wide: its usage is every tenant's, so only a namespace the admin lets read any
+        // series (--user-promql=unrestricted[=<ns>,...]) may predict it.
+        if (!isUnrestrictedNamespace(policy, ns)) {
+          throw new UnsupportedQueryError(
+            `metric ${m.resourceIdentifier}: a Node target reads cluster-wide series, which namespace "${ns}" may not (the cluster's --user-promql policy must make it unrestricted)`,
+          );
+        }
+        if (m.resourceQuery === 'cpu') return nodeCpuQuery(ref.name);
+        if (m.resourceQuery === 'memory') return nodeMemoryQuery(ref.name);
+        throw new UnsupportedQueryError(`metric ${m.resourceIdentifier}: unknown resourceQuery "${m.resourceQuery}"`);
+      }
       if (m.resourceQuery === 'cpu') return workloadCpuQuery(ns, ref.kind, ref.name);
       if (m.resourceQuery === 'memory') return workloadMemoryQuery(ns, ref.kind, ref.name);
       throw new UnsupportedQueryError(`metric ${m.resourceIdentifier}: unknown resourceQuery "${m.resourceQuery}"`);

@@ -5,8 +5,9 @@ import type { MessagePort } from 'node:worker_threads';
 import type { PredictionAlgorithm } from '../../api/prediction.ts';
 import type { ForecastWindow } from '../controller/forecaster.ts';
 import type { FitInput, FitOutcome } from '../controller/core-forecaster.ts';
+import type { CalibrationSummary } from '../dsp/window-calibration.ts';
 
-/** Pool → worker: fit one series. */
+/** Pool → worker: fit one series. `window` carries the coverage target and its window (auto mode's calibration). */
 export interface FitRequest {
   id: number;
   labels: Record<string, string>;
@@ -21,9 +22,12 @@ export interface ReadyMessage {
   type: 'ready';
 }
 
-/** Worker → pool: one request's answer. `error` is a bug in the core (anything but a declined series). */
+/**
+ * Worker → pool: one request's answer. `error` is a bug in the core (anything but a declined series). A fit
+ * carries auto mode's calibration (a plain object, structured-cloned) and the forecaster's remark.
+ */
 export type FitReply =
-  | { type: 'fit'; id: number; timestamps: Float64Array<ArrayBuffer>; values: Float64Array<ArrayBuffer> }
+  | { type: 'fit'; id: number; timestamps: Float64Array<ArrayBuffer>; values: Float64Array<ArrayBuffer>; calibration?: CalibrationSummary; note?: string }
   | { type: 'declined'; id: number; reason: string }
   | { type: 'error'; id: number; message: string };
 
@@ -39,7 +43,14 @@ export function serveFits(port: MessagePort, fit: FitFunction): void {
       const out = fit({ labels: req.labels, timestamps: req.timestamps, values: req.values }, req.algorithm, req.window);
       reply = 'reason' in out
         ? { type: 'declined', id: req.id, reason: out.reason }
-        : { type: 'fit', id: req.id, timestamps: Float64Array.from(out.timestamps), values: Float64Array.from(out.values) };
+        : {
+            type: 'fit',
+            id: req.id,
+            timestamps: Float64Array.from(out.timestamps),
+            values: Float64Array.from(out.values),
+            ...(out.calibration ? { calibration: out.calibration } : {}),
+            ...(out.note !== undefined ? { note: out.note } : {}),
+          };
     } catch (e) {
       reply = { type: 'error', id: req.id, message: e instanceof Error ? e.message : String(e) };
     }

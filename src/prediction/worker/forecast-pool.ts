@@ -8,7 +8,7 @@
 // pool never keeps the process alive.
 import { Worker } from 'node:worker_threads';
 import { formatDurationMs } from '../../config/duration.ts';
-import type { FitRequest, WorkerMessage } from './fit-protocol.ts';
+import type { FitReply, FitRequest, WorkerMessage } from './fit-protocol.ts';
 
 export class FitBudgetExceededError extends Error {
   override name = 'FitBudgetExceededError';
@@ -36,7 +36,7 @@ export interface ForecastPoolOptions {
   workerUrl?: URL;
 }
 
-export type PoolFitResult = { timestamps: Float64Array<ArrayBuffer>; values: Float64Array<ArrayBuffer> } | { reason: string };
+export type PoolFitResult = Omit<Extract<FitReply, { type: 'fit' }>, 'type' | 'id'> | { reason: string };
 
 interface Job {
   request: FitRequest;
@@ -172,7 +172,10 @@ export class ForecastPool {
     clearTimeout(slot.timer);
     slot.job = undefined;
     slot.worker.unref();
-    if (m.type === 'fit') this.settle(job, undefined, { timestamps: m.timestamps, values: m.values });
+    if (m.type === 'fit') {
+      const { type: _type, id: _id, ...fit } = m;
+      this.settle(job, undefined, fit);
+    }
     else if (m.type === 'declined') this.settle(job, undefined, { reason: m.reason });
     else this.settle(job, new Error(m.message));
     this.idle.push(slot);

@@ -4,8 +4,8 @@
 // (which the TSP's Ready condition shows); its sibling fits are then cancelled, not left to run.
 import type { PredictionAlgorithm } from '../../api/prediction.ts';
 import type { HistorySeries } from '../../prometheus/series.ts';
-import { collectForecasts, historyWindowOf } from '../controller/core-forecaster.ts';
-import type { ForecastWindow, Forecaster } from '../controller/forecaster.ts';
+import { collectForecasts, forecastSeries, historyWindowOf } from '../controller/core-forecaster.ts';
+import type { ForecastSeries, ForecastWindow, Forecaster } from '../controller/forecaster.ts';
 import type { ForecastPool } from './forecast-pool.ts';
 
 export class PooledForecaster implements Forecaster {
@@ -15,7 +15,7 @@ export class PooledForecaster implements Forecaster {
     return historyWindowOf(a);
   }
 
-  async forecast(history: HistorySeries[], algorithm: PredictionAlgorithm, window: ForecastWindow, options?: { signal?: AbortSignal }): Promise<HistorySeries[]> {
+  async forecast(history: HistorySeries[], algorithm: PredictionAlgorithm, window: ForecastWindow, options?: { signal?: AbortSignal }): Promise<ForecastSeries[]> {
     options?.signal?.throwIfAborted();
     const series = history.filter((h) => h.timestamps.length > 0);
     // One signal for this call's fits: the caller's cancellation, or the first failure among them.
@@ -36,13 +36,13 @@ export class PooledForecaster implements Forecaster {
         ),
       );
       if (failure) throw failure;
-      const out: HistorySeries[] = [];
+      const out: ForecastSeries[] = [];
       const reasons: string[] = [];
       fits.forEach((r, i) => {
         if (r.status !== 'fulfilled') return;
         const v = r.value;
         if ('reason' in v) reasons.push(v.reason);
-        else out.push({ labels: (series[i] as HistorySeries).labels, timestamps: Array.from(v.timestamps), values: Array.from(v.values) });
+        else out.push(forecastSeries((series[i] as HistorySeries).labels, v));
       });
       return collectForecasts(out, reasons);
     } finally {

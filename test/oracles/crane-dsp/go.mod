@@ -6,6 +6,7 @@ module ehpa-adapter/test/oracles/crane-dsp
 go 1.22
 
 require (
+	github.com/gocrane/api v0.11.0
 	github.com/gocrane/crane v0.11.0
 	k8s.io/autoscaler/vertical-pod-autoscaler v0.10.0
 )
@@ -16,7 +17,6 @@ require (
 	github.com/evanphx/json-patch v4.11.0+incompatible // indirect
 	github.com/go-echarts/go-echarts/v2 v2.2.4 // indirect
 	github.com/go-logr/logr v0.4.0 // indirect
-	github.com/gocrane/api v0.11.0 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/protobuf v1.5.2 // indirect
 	github.com/google/go-cmp v0.5.6 // indirect

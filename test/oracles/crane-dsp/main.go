@@ -2,11 +2,13 @@
 // by calling gocrane/crane's exported DSP API (dsp.NewFFTEstimator, dsp.NewMaxValueEstimator,
 // Signal.Truncate, Signal.FindPeriod, dsp.AutoCorrelation, accuracy.PredictionError). Crane's estimator
 // selection (bestEstimator) and findPeriod are unexported, so the few lines that chain the exported calls
-// the same way live here.
+// the same way live here. The percentile-query op runs Crane's percentile predictor itself
+// (percentile.NewPrediction, QueryRealtimePredictedValuesOnce) on the series a request carries.
 package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -15,8 +17,12 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gocrane/api/prediction/v1alpha1"
 	"github.com/gocrane/crane/pkg/common"
+	"github.com/gocrane/crane/pkg/metricnaming"
+	"github.com/gocrane/crane/pkg/metricquery"
 	"github.com/gocrane/crane/pkg/prediction/accuracy"
+	"github.com/gocrane/crane/pkg/prediction/config"
 	"github.com/gocrane/crane/pkg/prediction/dsp"
 	"github.com/gocrane/crane/pkg/prediction/percentile"
 	vpa "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/recommender/util"
@@ -41,7 +47,7 @@ type histogramSpec struct {
 }
 
 type request struct {
-	Op            string          `json:"op"` // "estimate" | "acf" | "period" | "bench" | "percentile" | "preprocess"
+	Op            string          `json:"op"` // "estimate" | "acf" | "period" | "bench" | "percentile" | "percentile-query" | "preprocess"
 	Timestamps    []int64         `json:"timestamps"`
 	IntervalSecs  int64           `json:"intervalSeconds"`
 	Percentile    float64         `json:"percentile"`
@@ -54,6 +60,20 @@ type request struct {
 	Samples       []float64       `json:"samples"`
 	Estimators    []estimatorSpec `json:"estimators"`
 	Repeat        int             `json:"repeat"`
+	// percentile-query: the query's series and the TSP's percentile block, as the API carries it.
+	Series         []seriesSpec         `json:"series"`
+	PercentileSpec *v1alpha1.Percentile `json:"percentileSpec"`
+}
+
+type seriesSpec struct {
+	Labels     map[string]string `json:"labels"`
+	Timestamps []int64           `json:"timestamps"`
+	Samples    []float64         `json:"samples"`
+}
+
+type labelledValue struct {
+	Labels map[string]string `json:"labels"`
+	Value  float64           `json:"value"`
 }
 
 type estimatorResult struct {
@@ -75,6 +95,7 @@ type response struct {
 	Value      *float64          `json:"value,omitempty"`
 	Start      int64             `json:"start,omitempty"`
 	Values     []float64         `json:"values,omitempty"`
+	Series     []labelledValue   `json:"series,omitempty"`
 }
 
 // Crane's history preprocessing (pkg/prediction/dsp/preprocessing.go: fill gaps, keep whole hours, replace
@@ -135,6 +156,62 @@ func percentileEstimate(req request) (float64, error) {
 	est = percentile.WithMargin(req.Margin, est)
 	est = percentile.WithTargetUtilization(req.Target, est)
 	return est.GetEstimation(h), nil
+}
+
+// fixedHistory is a history provider that answers every query with the request's series (the percentile
+// predictor asks for [now-historyLength, now]; the caller sends history that already lies in it).
+type fixedHistory struct{ series []*common.TimeSeries }
+
+func (f fixedHistory) QueryTimeSeries(metricnaming.MetricNamer, time.Time, time.Time, time.Duration) ([]*common.TimeSeries, error) {
+	return f.series, nil
+}
+
+func (f fixedHistory) QueryLatestTimeSeries(metricnaming.MetricNamer) ([]*common.TimeSeries, error) {
+	return nil, nil
+}
+
+// percentileQuery runs Crane's own percentile predictor on a query's series: QueryRealtimePredictedValuesOnce
+// on a query no caller registered goes through makeInternalConfig and process (pkg/prediction/percentile
+// prediction.go), which builds one histogram over all series when the block says aggregated, one per label
+// set otherwise, and estimates each.
+func percentileQuery(req request) response {
+	if req.PercentileSpec == nil {
+		return response{Error: "percentileSpec is required"}
+	}
+	var series []*common.TimeSeries
+	for _, s := range req.Series {
+		ts := &common.TimeSeries{}
+		for k, v := range s.Labels {
+			ts.Labels = append(ts.Labels, common.Label{Name: k, Value: v})
+		}
+		sort.Slice(ts.Labels, func(a, b int) bool { return ts.Labels[a].Name < ts.Labels[b].Name })
+		for i, v := range s.Samples {
+			ts.Samples = append(ts.Samples, common.Sample{Timestamp: s.Timestamps[i], Value: v})
+		}
+		series = append(series, ts)
+	}
+	h := fixedHistory{series: series}
+	p := percentile.NewPrediction(h, h)
+	namer := &metricnaming.GeneralMetricNamer{
+		CallerName: "oracle",
+		Metric:     &metricquery.Metric{Type: metricquery.PromQLMetricType, MetricName: "oracle", Prom: &metricquery.PromNamerInfo{QueryExpr: "oracle"}},
+	}
+	out, err := p.QueryRealtimePredictedValuesOnce(context.Background(), namer, config.Config{Percentile: req.PercentileSpec})
+	if err != nil {
+		return response{Error: err.Error()}
+	}
+	resp := response{Series: []labelledValue{}}
+	for _, ts := range out {
+		lv := labelledValue{Labels: map[string]string{}}
+		for _, l := range ts.Labels {
+			lv.Labels[l.Name] = l.Value
+		}
+		if len(ts.Samples) > 0 {
+			lv.Value = ts.Samples[len(ts.Samples)-1].Value
+		}
+		resp.Series = append(resp.Series, lv)
+	}
+	return resp
 }
 
 func build(specs []estimatorSpec) []dsp.Estimator {
@@ -230,6 +307,8 @@ func handle(req request) response {
 			return response{Error: err.Error()}
 		}
 		return response{Value: &v}
+	case "percentile-query":
+		return percentileQuery(req)
 	case "preprocess":
 		return preprocess(req)
 	case "acf":
