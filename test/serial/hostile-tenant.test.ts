@@ -9,7 +9,7 @@
 // target), `serve`'s event loop never stalls, its memory stays under the container limit, it never
 // restarts, and mallory reads nothing of victim by any path.
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createDeployment, createNamespace, waitFor, waitHpa, waitReplicas, type AdapterProcess, type RestClient } from '../e2e/harness/index.ts';
 import { CRANE_TRACES, useCluster } from '../e2e/helpers.ts';
@@ -55,11 +55,65 @@ function rssBytes(pid: number): number {
   return Number(m?.[1] ?? 0) * 1024;
 }
 
+/** CPU seconds used so far by every process on the machine, by command name (utime + stime, clock ticks at
+ *  100 Hz; serve and this test by pid, as both are `node`), for the attack's diagnostic line: who spent the two cores while the victim waited. */
+function cpuByCommand(servePid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const f = stat.slice(close + 2).split(' ');
+      const key = Number(pid) === servePid ? 'serve' : Number(pid) === process.pid ? 'test' : comm;
+      out.set(key, (out.get(key) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
+    } catch {
+      // the process ended between readdir and read
+    }
+  }
+  return out;
+}
+
+function cpuSpentSince(servePid: number, before: Map<string, number>): string {
+  const after = cpuByCommand(servePid);
+  return [...after]
+    .map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const)
+    .filter(([, v]) => v >= 0.1)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
+    .join(', ');
+}
+
 /** serve's own event-loop delay p99 since the last scrape (prom-client resets it on each collect). */
 async function eventLoopP99Ms(serve: AdapterProcess): Promise<number> {
   const text = await (await fetch(`${serve.metricsUrl}/metrics`)).text();
   const m = /^ehpa_adapter_nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(text);
   return Number(m?.[1] ?? NaN) * 1000;
+}
+
+/** serve's own answer-time histogram for the victim's two metrics, cumulative counts by upper bound (s). */
+async function serveLatencyBuckets(serve: AdapterProcess): Promise<Map<number, number>> {
+  const text = await (await fetch(`${serve.metricsUrl}/metrics`)).text();
+  const out = new Map<number, number>();
+  const re = /^ehpa_adapter_metrics_api_request_duration_seconds_bucket\{([^}]*)\} (\S+)$/gm;
+  for (const m of text.matchAll(re)) {
+    const labels = m[1] as string;
+    if (!/metric="(crane_autoscaling_cron|crane_pod_cpu_usage)"/.test(labels) || !/code="200"/.test(labels)) continue;
+    const le = /le="([^"]+)"/.exec(labels)?.[1] as string;
+    const bound = le === '+Inf' ? Infinity : Number(le);
+    out.set(bound, (out.get(bound) ?? 0) + Number(m[2]));
+  }
+  return out;
+}
+
+/** The histogram bucket bound (ms) holding the 99th percentile of what was observed between two reads. */
+function bucketP99Ms(before: Map<number, number>, after: Map<number, number>): number {
+  const bounds = [...after.keys()].sort((a, b) => a - b);
+  const total = (after.get(Infinity) ?? 0) - (before.get(Infinity) ?? 0);
+  for (const b of bounds) if ((after.get(b) ?? 0) - (before.get(b) ?? 0) >= 0.99 * total) return b * 1000;
+  return Infinity;
 }
 
 function readyCondition(o: Obj | undefined) {
@@ -83,6 +137,8 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
   let mallory: RestClient;
   let victimUid = '';
   const latencies: { before: number[]; during: number[] } = { before: [], during: [] };
+  /** serve's own p99 (its histogram's bucket bound) for the victim's requests before the attack. */
+  let serveP99BeforeMs = NaN;
 
   /** The victim HPA's two metric reads, through the aggregator, as the HPA controller makes them. */
   const victimPaths = () => [
@@ -153,7 +209,9 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
   });
 
   it('before the attack: victim p99 through the aggregator', async () => {
+    const b0 = await serveLatencyBuckets(serve);
     await measure(latencies.before, 100);
+    serveP99BeforeMs = bucketP99Ms(b0, await serveLatencyBuckets(serve));
     expect(latencies.before).to.have.length(200);
   });
 
@@ -185,6 +243,9 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     };
     const pid = serve.pid as number;
     await eventLoopP99Ms(serve); // resets the window: the next read covers the attack only
+    const cpuBefore = cpuByCommand(pid);
+    const bucketsBefore = await serveLatencyBuckets(serve);
+    const attackStart = performance.now();
     let maxRss = rssBytes(pid);
     const rssTimer = setInterval(() => {
       maxRss = Math.max(maxRss, rssBytes(pid));
@@ -224,6 +285,8 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
       clearInterval(rssTimer);
     }
     const loopP99 = await eventLoopP99Ms(serve);
+    console.log(`      serve's own answer time p99 (histogram bucket): before ≤ ${serveP99BeforeMs} ms, during ≤ ${bucketP99Ms(bucketsBefore, await serveLatencyBuckets(serve))} ms`);
+    console.log(`      attack ${((performance.now() - attackStart) / 1000).toFixed(1)} s; CPU spent meanwhile: ${cpuSpentSince(pid, cpuBefore)}`);
     const slowest = [...latencies.during].sort((a, b) => b - a).slice(0, 5).map((x) => x.toFixed(0));
     console.log(`      ${latencies.during.length} victim requests during the attack; slowest ms: ${slowest.join(', ')}; serve event-loop p99 ${loopP99.toFixed(1)} ms; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
     // serve's own loop never stalls, whatever the machine's load: fits run in workers (docs/security.md §8).

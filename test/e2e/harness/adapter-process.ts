@@ -24,12 +24,18 @@ export interface AdapterProcessOptions {
   timeoutMs?: number;
 }
 
+function nodeArgsFromEnv(): string[] {
+  return (process.env['E2E_ADAPTER_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+}
+
 export async function startAdapterProcess(opts: AdapterProcessOptions): Promise<AdapterProcess> {
   const metricsPort = await freePort();
   const proc = startProcess({
     name: opts.name ?? 'ehpa-adapter',
     command: process.execPath,
-    args: [join(REPO_ROOT, 'bin', 'ehpa-adapter.js'), 'serve', `--metrics-port=${metricsPort}`, '--metrics-bind-address=127.0.0.1', ...(opts.args ?? [])],
+    // E2E_ADAPTER_NODE_ARGS: extra node options for profiling a run, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+    // (node refuses --cpu-prof in NODE_OPTIONS).
+    args: [...nodeArgsFromEnv(), join(REPO_ROOT, 'bin', 'ehpa-adapter.js'), 'serve', `--metrics-port=${metricsPort}`, '--metrics-bind-address=127.0.0.1', ...(opts.args ?? [])],
     env: { ...process.env, KUBECONFIG: opts.kubeconfigPath, ...opts.env },
     cwd: REPO_ROOT,
     logDir: opts.logDir,
