@@ -15,6 +15,10 @@ export const KINDS = {
   tsp: { apiVersion: TSP_API_VERSION, plural: TSP_PLURAL },
   hpa: { apiVersion: HPA_API_VERSION, plural: HPA_PLURAL },
   pod: { apiVersion: 'v1', plural: 'pods' },
+  /** Workloads whose `/scale` is answered from the cache (kube/cached-scale.ts). Optional: until they sync
+   *  (or where RBAC lacks the watch) `/scale` is read from the API, so readiness need not wait for them. */
+  deployment: { apiVersion: 'apps/v1', plural: 'deployments', optional: true },
+  statefulSet: { apiVersion: 'apps/v1', plural: 'statefulsets', optional: true },
   vpa: { apiVersion: VPA_API_VERSION, plural: 'verticalpodautoscalers' },
   vpaCheckpoint: { apiVersion: VPA_API_VERSION, plural: 'verticalpodautoscalercheckpoints' },
   /** Kubelet eviction events only: the VPA recommender reads memory-pressure evictions as OOMs. */

@@ -9,7 +9,7 @@ import type { ResourceDiscovery } from '../kube/discovery.ts';
 import { InformerRegistry } from '../kube/informers.ts';
 import { KINDS } from '../api/kinds.ts';
 import type { KubeApiClient } from '../kube/api-client.ts';
-import { ScaleClient } from '../kube/scale-client.ts';
+import { workloadScaleAccess } from '../ehpa/workload-scale.ts';
 
 export interface ClusterReads {
   getEhpa(namespace: string, name: string): EffectiveHorizontalPodAutoscaler | undefined;
@@ -27,7 +27,7 @@ export function clusterReads(ctx: { client: KubeApiClient; informers: InformerRe
   const ehpas = ctx.informers.informer<EffectiveHorizontalPodAutoscaler>(KINDS.ehpa);
   const tsps = ctx.informers.informer<TimeSeriesPrediction>(KINDS.tsp);
   const pods = ctx.informers.informer<PodLike & { metadata: { name: string } }>(KINDS.pod);
-  const scale = new ScaleClient(ctx.client, ctx.discovery);
+  const scale = workloadScaleAccess(ctx);
   return {
     getEhpa: (ns, name) => ehpas.get(ns, name),
     listEhpas: (ns) => ehpas.list(ns),

@@ -1,7 +1,6 @@
 // The EHPA controller's wiring: its informers, the reconciler over them and the runner (see
 // kube/controller-context.ts for the shape every controller shares).
 import type { ControllerContext, RunnerFactory } from '../kube/controller-context.ts';
-import { ScaleClient } from '../kube/scale-client.ts';
 import { KINDS } from '../api/kinds.ts';
 import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import type { HorizontalPodAutoscaler, Substitute } from '../api/autoscaling.ts';
@@ -11,6 +10,7 @@ import { EhpaReconciler } from './reconciler.ts';
 import { createEhpaController } from './controller.ts';
 import { HpaObserver } from './hpa-observer.ts';
 import { propagatedMetadata, type PropagationConfig } from './propagation.ts';
+import { workloadScaleAccess } from './workload-scale.ts';
 
 export interface EhpaControllerOptions {
   workers: number;
@@ -28,6 +28,7 @@ export function setupEhpaController(ctx: ControllerContext, o: EhpaControllerOpt
   const substitutes = ctx.informers.informer<Substitute>(KINDS.substitute);
   const pods = ctx.informers.informer<PodLike & { metadata: { name: string } }>(KINDS.pod);
   const log = ctx.log.child({ controller: 'ehpa' });
+  const scale = workloadScaleAccess(ctx);
   let observer: HpaObserver | undefined;
   hpas.onAdd((h) => observer?.observe(h));
   hpas.onUpdate((h) => observer?.observe(h));
@@ -40,7 +41,7 @@ export function setupEhpaController(ctx: ControllerContext, o: EhpaControllerOpt
       tsps,
       substitutes,
       pods,
-      scale: new ScaleClient(ctx.client, ctx.discovery),
+      scale,
       events: ctx.events,
       status: ctx.status,
       log,

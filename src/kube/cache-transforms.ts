@@ -100,9 +100,27 @@ export function trimEvent(event: Json): Json {
   return out;
 }
 
-/** The transform an informer of `kind` applies: trimmed pods and core events, managedFields off the rest. */
+// Workload (apps/v1 Deployment, StatefulSet) reader: kube/cached-scale.ts, which answers `/scale` from the
+// cache (spec.replicas, spec.selector, status.replicas), and the cache itself.
+const WORKLOAD_METADATA = ['name', 'namespace', 'uid', 'resourceVersion', 'generation'] as const;
+
+export function trimWorkload(obj: Json): Json {
+  const out: Json = { metadata: pick(obj['metadata'], WORKLOAD_METADATA) ?? {} };
+  for (const k of ['apiVersion', 'kind']) if (obj[k] !== undefined) out[k] = obj[k];
+  const spec = pick(obj['spec'], ['replicas', 'selector']);
+  if (spec) out['spec'] = spec;
+  const status = pick(obj['status'], ['replicas']);
+  if (status) out['status'] = status;
+  return out;
+}
+
+/** Kinds whose informer keeps only what kube/cached-scale.ts reads. */
+const WORKLOAD_PLURALS = new Set(['deployments', 'statefulsets']);
+
+/** The transform an informer of `kind` applies: trimmed pods, core events and workloads, managedFields off the rest. */
 export function cacheTransformFor(kind: Pick<KindRef, 'apiVersion' | 'plural'>): CacheTransform {
   if (kind.apiVersion === 'v1' && kind.plural === 'pods') return trimPod;
   if (kind.apiVersion === 'v1' && kind.plural === 'events') return trimEvent;
+  if (kind.apiVersion === 'apps/v1' && WORKLOAD_PLURALS.has(kind.plural)) return trimWorkload;
   return dropManagedFields;
 }

@@ -169,3 +169,33 @@ export function parseLabelSelector(text: string | undefined | null): LabelSelect
 export function selectorFromLabels(labels: Record<string, string>): LabelSelector {
   return new ParsedSelector(Object.entries(labels).map(([key, v]) => ({ key, op: '=' as const, values: [v] })));
 }
+
+/** metav1.LabelSelector as the API server stores it in a workload's `spec.selector`. */
+export interface LabelSelectorObject {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+/**
+ * The string form the API server reports in a `/scale` subresource's `status.selector`:
+ * metav1.LabelSelectorAsSelector(s).String() (k8s.io/apimachinery v0.34 pkg/apis/meta/v1/helpers.go and
+ * pkg/labels/selector.go). Requirements are sorted by key (Selector.Add sorts them; matchLabels first where
+ * a key appears in both, which Go leaves to its unstable sort); `in`/`notin` values are sorted; Exists is
+ * `key`, DoesNotExist `!key`. An empty or absent selector is "". Throws on an operator Go refuses.
+ */
+export function formatLabelSelector(s: LabelSelectorObject | null | undefined): string {
+  const parts: { key: string; text: string }[] = [];
+  for (const [k, v] of Object.entries(s?.matchLabels ?? {})) parts.push({ key: k, text: `${k}=${v}` });
+  for (const e of s?.matchExpressions ?? []) {
+    const vals = [...(e.values ?? [])].sort().join(',');
+    if (e.operator === 'In') parts.push({ key: e.key, text: `${e.key} in (${vals})` });
+    else if (e.operator === 'NotIn') parts.push({ key: e.key, text: `${e.key} notin (${vals})` });
+    else if (e.operator === 'Exists') parts.push({ key: e.key, text: e.key });
+    else if (e.operator === 'DoesNotExist') parts.push({ key: e.key, text: `!${e.key}` });
+    else throw new SelectorError(`unknown label selector operator "${e.operator}"`);
+  }
+  return parts
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((p) => p.text)
+    .join(',');
+}

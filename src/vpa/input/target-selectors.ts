@@ -4,29 +4,9 @@
 // so the loop does not read every target on every tick. Edge: talks to the API server.
 import { resourcePath, type KubeApiClient } from '../../kube/api-client.ts';
 import type { ResourceDiscovery } from '../../kube/discovery.ts';
-import { parseLabelSelector } from '../../selectors/label-selector.ts';
+import { formatLabelSelector, parseLabelSelector, type LabelSelectorObject } from '../../selectors/label-selector.ts';
 import type { Labels } from '../model/cluster-state.ts';
 import type { TargetSelection, VpaObject } from './cluster-feeder.ts';
-
-export interface LabelSelectorObject {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: string; values?: string[] }[];
-}
-
-/** metav1.LabelSelector in its string form ("app=web,tier in (a,b)"); throws on an unknown operator. */
-export function labelSelectorToString(s: LabelSelectorObject): string {
-  const parts: string[] = [];
-  for (const k of Object.keys(s.matchLabels ?? {}).sort()) parts.push(`${k}=${s.matchLabels![k]}`);
-  for (const e of s.matchExpressions ?? []) {
-    const vals = [...(e.values ?? [])].sort().join(',');
-    if (e.operator === 'In') parts.push(`${e.key} in (${vals})`);
-    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${vals})`);
-    else if (e.operator === 'Exists') parts.push(e.key);
-    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
-    else throw new Error(`unknown label selector operator "${e.operator}"`);
-  }
-  return parts.join(',');
-}
 
 /** Labels a selector string requires by equality ("k=v", "k==v", "k in (v)"). */
 export function equalityLabels(selector: string): Labels {
@@ -83,7 +63,7 @@ export class TargetSelectors {
       const sel = obj.spec?.selector;
       if (WELL_KNOWN.has(ref.kind) && sel && typeof sel === 'object') {
         // ReplicationController's selector is a plain map; the others are LabelSelectors.
-        text = ref.kind === 'ReplicationController' ? labelSelectorToString({ matchLabels: sel as Record<string, string> }) : labelSelectorToString(sel as LabelSelectorObject);
+        text = ref.kind === 'ReplicationController' ? formatLabelSelector({ matchLabels: sel as Record<string, string> }) : formatLabelSelector(sel as LabelSelectorObject);
       } else if (info.scalable) {
         const scale = await this.client.get<{ status?: { selector?: string } }>(`${path}/scale`);
         text = scale.status?.selector;

@@ -5,7 +5,8 @@ import { parseFlags, UsageError } from '../../../../src/config/flags.ts';
 import { parseLabelSelector } from '../../../../src/selectors/label-selector.ts';
 import { historyPodLabelsByName } from '../../../../src/vpa/input/history-attribution.ts';
 import { VPA_RECOMMENDER_FLAGS, recommenderConfigFromFlags } from '../../../../src/vpa/routines/recommender-flags.ts';
-import { equalityLabels, labelSelectorToString } from '../../../../src/vpa/input/target-selectors.ts';
+import { equalityLabels } from '../../../../src/vpa/input/target-selectors.ts';
+import { formatLabelSelector } from '../../../../src/selectors/label-selector.ts';
 import { AutoUsage, MetricsApiUsage, PrometheusCurrentUsage, podHistoriesFromSeries, prometheusPodHistory, promTimeToInstant } from '../../../../src/vpa/input/usage-sources.ts';
 import { PrometheusClient } from '../../../../src/prometheus/client.ts';
 import { KubeApiError, type KubeApiClient } from '../../../../src/kube/api-client.ts';
@@ -28,15 +29,16 @@ const labels: PrometheusHistoryConfig = {
 
 describe('vpa routines: inputs', () => {
   it('turns a LabelSelector into the string form /scale reports, and reads its equality labels', () => {
-    const s = labelSelectorToString({ matchLabels: { tier: 'web', app: 'shop' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'canary'] }, { key: 'old', operator: 'DoesNotExist' }] });
-    expect(s).to.equal('app=shop,tier=web,env in (canary,prod),!old');
+    // Sorted by key across matchLabels and matchExpressions, as apimachinery's Selector.Add sorts them.
+    const s = formatLabelSelector({ matchLabels: { tier: 'web', app: 'shop' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'canary'] }, { key: 'old', operator: 'DoesNotExist' }] });
+    expect(s).to.equal('app=shop,env in (canary,prod),!old,tier=web');
     const parsed = parseLabelSelector(s);
     const sel = (l: Record<string, string>) => parsed.matches(l);
     expect(sel({ app: 'shop', tier: 'web', env: 'prod' })).to.equal(true);
     expect(sel({ app: 'shop', tier: 'web', env: 'dev' })).to.equal(false);
     expect(equalityLabels(s)).to.deep.equal({ app: 'shop', tier: 'web' });
     expect(equalityLabels('app==x,zone in (a),b notin (c)')).to.deep.equal({ app: 'x', zone: 'a' });
-    expect(() => labelSelectorToString({ matchExpressions: [{ key: 'a', operator: 'Gt' }] })).to.throw('unknown label selector operator');
+    expect(() => formatLabelSelector({ matchExpressions: [{ key: 'a', operator: 'Gt' }] })).to.throw('unknown label selector operator');
   });
 
   it('attributes a dead pod to the VPA whose target it is named after (Crane\'s pod-name patterns)', () => {
