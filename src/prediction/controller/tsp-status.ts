@@ -33,6 +33,20 @@ export function statusUpToDate(tsp: TimeSeriesPrediction, nowS: number): boolean
   });
 }
 
+/** Each forecast series' values as Go "%.5f" text, formatted once per fit and reused by every status pass
+ *  until the next refit (a day-wide window at 60 s is 2,880 samples per series, formatted on the event loop
+ *  every --prediction-update-frequency before). Keyed by the series object, which a fit never changes. */
+const formattedValues = new WeakMap<HistorySeries, string[]>();
+
+function valueTexts(s: HistorySeries): string[] {
+  let texts = formattedValues.get(s);
+  if (!texts) {
+    texts = Array.from(s.values, (v) => formatGoFixed5(v));
+    formattedValues.set(s, texts);
+  }
+  return texts;
+}
+
 /**
  * Status of one metric from its forecast: samples within [startS, endS] (inclusive, like Crane's query),
  * ready when there is at least one series and each covers the TSP window.
@@ -41,9 +55,10 @@ export function metricStatus(resourceIdentifier: string, forecast: readonly Hist
   const prediction = forecast
     .map((s) => {
       const samples: { value: string; timestamp: number }[] = [];
+      const texts = valueTexts(s);
       for (let i = 0; i < s.timestamps.length; i++) {
         const t = s.timestamps[i] as number;
-        if (t >= startS && t <= endS) samples.push({ value: formatGoFixed5(s.values[i] as number), timestamp: t });
+        if (t >= startS && t <= endS) samples.push({ value: texts[i] as string, timestamp: t });
       }
       return {
         labels: Object.keys(s.labels)
