@@ -36,14 +36,14 @@ describe('TSP status (crane-behaviour.md §D.2, §D.10)', () => {
   it('formats each series once per fit: later passes slice the same text, another series gets its own', () => {
     const a = { labels: {}, timestamps: [60, 120, 180], values: [0.1, 1 / 3, 2.675] };
     const b = { labels: {}, timestamps: [60, 120, 180], values: [7, 8, 9.000005] };
-    const first = metricStatus('cpu', [a], 60, 180, 180).prediction[0]!.samples.map((x) => x.value);
+    const first = metricStatus('cpu', [a], 60, 180, 180).prediction![0]!.samples.map((x) => x.value);
     // "%.5f" of each value, as Go formats it.
     expect(first).to.deep.equal(['0.10000', '0.33333', '2.67500']);
     // A later pass with the window moved on: the same strings for the samples still in it.
-    expect(metricStatus('cpu', [a], 120, 180, 180).prediction[0]!.samples.map((x) => x.value)).to.deep.equal(['0.33333', '2.67500']);
+    expect(metricStatus('cpu', [a], 120, 180, 180).prediction![0]!.samples.map((x) => x.value)).to.deep.equal(['0.33333', '2.67500']);
     // Same resource, same timestamps, another fit: its own values, not the first fit's (9.000005 is
     // 9.00000499… in binary, so Go's correctly rounded "%.5f" gives 9.00000).
-    expect(metricStatus('cpu', [b], 60, 180, 180).prediction[0]!.samples.map((x) => x.value)).to.deep.equal(['7.00000', '8.00000', '9.00000']);
+    expect(metricStatus('cpu', [b], 60, 180, 180).prediction![0]!.samples.map((x) => x.value)).to.deep.equal(['7.00000', '8.00000', '9.00000']);
   });
 
   it('sets Ready with PredictSucceed, PredictPartial or PredictFailed', () => {
