@@ -32,6 +32,7 @@ export interface Forecaster {
    * One forecast series per history series it could model (label sets kept), timestamps in unix
    * seconds. An empty result means "no prediction" (Crane's DSP without a period, §D.4). `signal`
    * cancels the call (the TSP was deleted or its spec changed): it then rejects with the signal's reason.
+   * `tenant` (the TSP's namespace) is whose turn the fit waits for where fits share workers.
    */
-  forecast(history: HistorySeries[], algorithm: PredictionAlgorithm, window: ForecastWindow, options?: { signal?: AbortSignal }): ForecastSeries[] | Promise<ForecastSeries[]>;
+  forecast(history: HistorySeries[], algorithm: PredictionAlgorithm, window: ForecastWindow, options?: { signal?: AbortSignal; tenant?: string }): ForecastSeries[] | Promise<ForecastSeries[]>;
 }

@@ -223,7 +223,7 @@ export class TspReconciler {
         const toFit = seriesToFit(usable, algorithm);
         // The forecasts published so far against what happened, from the history this refit reads anyway.
         if (cached) cached.realized = judgeKept(cached.kept, toFit, { now: nowS, windowSeconds: window, strideSeconds: judgeStrideSeconds(window, stepSeconds) });
-        const series = await this.d.forecaster.forecast(toFit, algorithm, { nowS, horizonSeconds: 2 * window, coverage, coverageWindowSeconds: window }, { signal });
+        const series = await this.d.forecaster.forecast(toFit, algorithm, { nowS, horizonSeconds: 2 * window, coverage, coverageWindowSeconds: window }, { signal, tenant: tsp.metadata.namespace });
         const coversUntilS = series.length ? Math.min(...series.map((s) => (s.timestamps.length ? (s.timestamps[s.timestamps.length - 1] as number) : -Infinity))) : -Infinity;
         // A forecast stays in force until the next refit: at most the model update interval, or until it runs out.
         const spanSeconds = REALIZED_LOOKBACK_SECONDS + this.d.modelUpdateIntervalMs / 1000 + window;

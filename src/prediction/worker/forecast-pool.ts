@@ -1,6 +1,7 @@
 // A pool of worker threads that fit forecasts, so a fit (about a second for 15 days at 60 s, minutes for
 // an expressionQuery of hundreds of series) never runs on the event loop that serves the metrics API,
-// renews the Lease and answers /healthz. One fit (one series) per worker at a time; jobs wait in a FIFO.
+// renews the Lease and answers /healthz. One fit (one series) per worker at a time; jobs wait in a queue
+// served round-robin by tenant (fair-queue.ts), first in, first out within one.
 // - Budget: a fit still running `budgetMs` after it was handed to a worker has its worker terminated (the
 //   only way to stop a synchronous fit) and fails with FitBudgetExceededError; the next job gets a new worker.
 // - Cancellation: a job whose signal aborts is dropped from the queue, or its worker terminated if it runs.
@@ -9,6 +10,7 @@
 import { Worker } from 'node:worker_threads';
 import { formatDurationMs } from '../../config/duration.ts';
 import type { FitReply, FitRequest, WorkerMessage } from './fit-protocol.ts';
+import { FairQueue } from './fair-queue.ts';
 
 export class FitBudgetExceededError extends Error {
   override name = 'FitBudgetExceededError';
@@ -40,6 +42,8 @@ export type PoolFitResult = Omit<Extract<FitReply, { type: 'fit' }>, 'type' | 'i
 
 interface Job {
   request: FitRequest;
+  /** Whose fit it is (the TSP's namespace): the queue takes tenants in turn. */
+  tenant: string;
   resolve: (r: PoolFitResult) => void;
   reject: (e: Error) => void;
   signal: AbortSignal | undefined;
@@ -78,7 +82,7 @@ function abortReason(signal: AbortSignal): Error {
 export class ForecastPool {
   private readonly slots = new Set<Slot>();
   private readonly idle: Slot[] = [];
-  private readonly queue: Job[] = [];
+  private readonly queue = new FairQueue<Job>();
   private readonly entry: ReturnType<typeof workerEntry>;
   private nextId = 1;
   private closed = false;
@@ -103,13 +107,13 @@ export class ForecastPool {
    * Resolves with the forecast or the algorithm's reason for declining; rejects with FitBudgetExceededError,
    * FitCancelledError or FitWorkerError.
    */
-  fit(input: Omit<FitRequest, 'id'>, signal?: AbortSignal): Promise<PoolFitResult> {
+  fit(input: Omit<FitRequest, 'id'>, signal?: AbortSignal, tenant = ''): Promise<PoolFitResult> {
     if (this.closed) return Promise.reject(new FitCancelledError('forecast pool closed'));
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     return new Promise<PoolFitResult>((resolve, reject) => {
-      const job: Job = { request: { ...input, id: this.nextId++ }, resolve, reject, signal, onAbort: () => this.cancel(job) };
+      const job: Job = { request: { ...input, id: this.nextId++ }, tenant, resolve, reject, signal, onAbort: () => this.cancel(job) };
       signal?.addEventListener('abort', job.onAbort, { once: true });
-      this.queue.push(job);
+      this.queue.push(tenant, job);
       this.pump();
     });
   }
@@ -117,7 +121,7 @@ export class ForecastPool {
   /** Terminates every worker; queued and running fits fail as cancelled. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) this.settle(job, new FitCancelledError('forecast pool closed'));
+    for (const job of this.queue.drain()) this.settle(job, new FitCancelledError('forecast pool closed'));
     const exits = [...this.slots].map((s) => {
       if (s.job) this.settle(s.job, new FitCancelledError('forecast pool closed'));
       return this.discard(s);
@@ -186,8 +190,7 @@ export class ForecastPool {
   private cancel(job: Job): void {
     const err = abortReason(job.signal as AbortSignal);
     if (job.slot) return this.kill(job.slot, err);
-    const i = this.queue.indexOf(job);
-    if (i >= 0) this.queue.splice(i, 1);
+    this.queue.remove(job.tenant, job);
     this.settle(job, err);
   }
 
@@ -204,7 +207,7 @@ export class ForecastPool {
     if (job) this.settle(job, err);
     // A worker that cannot even start would be restarted forever: fail what waits instead (the next
     // fit tries a new worker).
-    if (!started) for (const j of this.queue.splice(0)) this.settle(j, err);
+    if (!started) for (const j of this.queue.drain()) this.settle(j, err);
     this.pump();
   }
 

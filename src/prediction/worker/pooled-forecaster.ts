@@ -15,7 +15,7 @@ export class PooledForecaster implements Forecaster {
     return historyWindowOf(a);
   }
 
-  async forecast(history: HistorySeries[], algorithm: PredictionAlgorithm, window: ForecastWindow, options?: { signal?: AbortSignal }): Promise<ForecastSeries[]> {
+  async forecast(history: HistorySeries[], algorithm: PredictionAlgorithm, window: ForecastWindow, options?: { signal?: AbortSignal; tenant?: string }): Promise<ForecastSeries[]> {
     options?.signal?.throwIfAborted();
     const series = history.filter((h) => h.timestamps.length > 0);
     // One signal for this call's fits: the caller's cancellation, or the first failure among them.
@@ -27,7 +27,7 @@ export class PooledForecaster implements Forecaster {
       const fits = await Promise.allSettled(
         series.map((h) =>
           this.pool
-            .fit({ labels: h.labels, timestamps: Float64Array.from(h.timestamps), values: Float64Array.from(h.values), algorithm, window }, siblings.signal)
+            .fit({ labels: h.labels, timestamps: Float64Array.from(h.timestamps), values: Float64Array.from(h.values), algorithm, window }, siblings.signal, options?.tenant)
             .catch((e: Error) => {
               failure ??= e;
               siblings.abort(e);

@@ -114,12 +114,14 @@ function setup(o: { algorithm: PredictionAlgorithm; annotations?: Record<string,
     },
   };
   const windows: ForecastWindow[] = [];
+  const tenants: (string | undefined)[] = [];
   // A flat forecast of 2 over two days (so one forecast stays in force until the model update interval),
   // calibrated in auto mode as the real core reports it.
   const forecaster: Forecaster = {
     historyWindow: () => ({ lengthSeconds: 3 * 86_400, stepSeconds: 60 }),
-    forecast(_h, a, w): ForecastSeries[] {
+    forecast(_h, a, w, options): ForecastSeries[] {
       windows.push(w);
+      tenants.push(options?.tenant);
       const timestamps: number[] = [];
       for (let t = w.nowS; t <= w.nowS + 2 * 86_400; t += 60) timestamps.push(t);
       const calibrated = !a.dsp?.estimators;
@@ -142,7 +144,7 @@ function setup(o: { algorithm: PredictionAlgorithm; annotations?: Record<string,
   });
   const tsp = () => store.read<TimeSeriesPrediction>(`${TSPS(NS)}/ehpa-web`)!;
   const gauge = async (name: string) => (await registry.getSingleMetric(`ehpa_adapter_${name}`)!.get()).values.map((v) => ({ labels: v.labels, value: v.value }));
-  return { store, reconciler, tsp, windows, events, gauge, at: (s: number) => (nowS = s), reads: () => historyReads, key: `${NS}/ehpa-web` };
+  return { store, reconciler, tsp, windows, tenants, events, gauge, at: (s: number) => (nowS = s), reads: () => historyReads, key: `${NS}/ehpa-web` };
 }
 
 const condition = (t: TimeSeriesPrediction, type: string) => t.status?.conditions?.find((c) => c.type === type);
@@ -153,6 +155,8 @@ describe('TspReconciler: calibration and realized coverage', () => {
     const t = setup({ algorithm: AUTO });
     await t.reconciler.reconcile(t.key);
     expect(t.windows[0]).to.deep.include({ coverage: 0.9, coverageWindowSeconds: HOUR });
+    // The fit waits its namespace's turn where fits share workers (fair-queue.ts).
+    expect(t.tenants).to.deep.equal([NS]);
     const st = t.tsp().status!;
     expect(st.conditions!.map((c) => c.type)).to.deep.equal(['Ready', 'Calibrated']);
     expect(condition(t.tsp(), 'Calibrated')).to.include({
