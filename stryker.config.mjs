@@ -1,0 +1,67 @@
+// Mutation testing of the pure core with StrykerJS (`npm run test:mutation`; docs/testing.md, "Mutation testing").
+// Not part of `npm test`: a cold run takes about an hour on a 2-core machine; incremental re-runs take minutes.
+// Everything Stryker writes (sandboxes, incremental file, HTML/JSON reports) goes under
+// ~/.cache/ehpa-adapter/stryker/, outside the working tree, so lint, tsc and git never see it.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+const out = process.env.EHPA_STRYKER_DIR ?? join(homedir(), '.cache', 'ehpa-adapter', 'stryker');
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  packageManager: 'npm',
+  // The pure core: code with no I/O, whose behaviour the unit and conformance tests pin down.
+  mutate: [
+    'src/metric-values/**/*.ts',
+    'src/cron/**/*.ts',
+    'src/quantity/**/*.ts',
+    'src/selectors/**/*.ts',
+    'src/vpa/model/**/*.ts',
+    'src/vpa/logic/**/*.ts',
+    'src/prediction/dsp/**/*.ts',
+    'src/hpa/**/*.ts',
+    'src/ehpa/desired-hpa.ts',
+    'src/ehpa/desired-tsp.ts',
+    'src/ehpa/predicted-metrics.ts',
+    'src/ehpa/naming.ts',
+    'src/ehpa/validation.ts',
+    'src/ehpa/current-metrics.ts',
+    // Barrel files only re-export.
+    '!src/**/index.ts',
+  ],
+  testRunner: 'mocha',
+  // .mocharc.json is read too (forbid-only, forbid-pending, the preload); its `node-option: import=tsx` only
+  // applies to the mocha CLI, so the worker processes get tsx here.
+  mochaOptions: {
+    spec: ['test/unit/**/*.test.ts', 'test/conformance/**/*.test.ts'],
+    // The docs tests list files with `git ls-files`, and the sandbox is not a git checkout; they test no core code.
+    // promql-confine's linearity check compares wall-clock ratios, which a busy machine running mutants can
+    // push over its bound; it tests src/prometheus, which is outside the scope.
+    ignore: ['test/unit/docs/**', 'test/unit/prometheus/promql-confine.test.ts'],
+  },
+  testRunnerNodeArgs: ['--import', 'tsx'],
+  coverageAnalysis: 'perTest',
+  // A static mutant (code that also runs while test files load or in `before` hooks) needs a fresh process
+  // and the whole suite (~80 s) per mutant: hours for this scope. Mutants that tests also cover run against
+  // those tests; only purely static ones (module-level tables) are reported as Ignored, and
+  // docs/testing.md counts them separately.
+  ignoreStatic: true,
+  checkers: ['typescript'],
+  // The checker compiles only what the mutation run uses, so a half-edited e2e test elsewhere cannot stop it.
+  tsconfigFile: 'tsconfig.stryker.json',
+  typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+  // The machine has 2 cores shared with other engineers.
+  concurrency: 2,
+  incremental: true,
+  incrementalFile: join(out, 'incremental.json'),
+  tempDirName: join(out, 'tmp'),
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: join(out, 'mutation.html') },
+  jsonReporter: { fileName: join(out, 'mutation.json') },
+  // A mutant is a timeout when its tests take longer than timeoutFactor x their dry-run time + timeoutMS. On
+  // a 2-core machine that others load to 4x, tighter figures turned slow runs into "timeouts", which Stryker
+  // scores as killed; these leave headroom at the cost of waiting longer for a real infinite loop.
+  timeoutFactor: 3,
+  timeoutMS: 20000,
+  thresholds: { high: 90, low: 85, break: null },
+};
