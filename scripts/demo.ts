@@ -1,6 +1,7 @@
 // `npm run demo`: the whole system on a local control plane. etcd, kube-apiserver, kube-controller-manager
-// (the real HPA), a kubelet stand-in and Prometheus (history backfilled from a real Crane daily trace) come
-// from the e2e harness; `ehpa-adapter serve` runs as its own process behind the aggregator. The demo
+// (the real HPA), kube-scheduler, kwok (a fake node: pods really scheduled and run through their lifecycle),
+// the real metrics-server and Prometheus (history backfilled from a real Crane daily trace) come from the
+// e2e harness; `ehpa-adapter serve` runs as its own process behind the aggregator. The demo
 // creates a Deployment, an EHPA with DSP prediction and a cron window opening a minute later, and a VPA
 // for memory, replays the trace's next minutes as live usage, prints what the HPA decides every few
 // seconds and ends with a chart (demo.svg) and the raw observations (timeline.json).
@@ -18,9 +19,8 @@ import {
 } from '../test/e2e/harness/index.ts';
 import { renderDemoSvg, type Point } from './demo/chart.ts';
 import { formatTick, readTick, type Tick } from './demo/observe.ts';
-import { startResourceMetrics, type ResourceMetricsServer } from '../test/e2e/harness/index.ts';
 
-/** One container's usage, as the demo replays it to both the exporter and the metrics-server stand-in. */
+/** One container's usage, as the demo replays it to both the exporter and kwok (read by metrics-server). */
 interface ContainerUsage {
   cpuCores: number;
   memBytes: number;
@@ -103,7 +103,6 @@ async function main(): Promise<number> {
 
   let cluster: Cluster | undefined;
   let adapter: AdapterProcess | undefined;
-  let metricsServer: ResourceMetricsServer | undefined;
   let stopDriver = () => undefined as void;
   let interrupted = false;
   const onSignal = () => {
@@ -113,6 +112,7 @@ async function main(): Promise<number> {
   };
   try {
     cluster = await startCluster({
+      nodes: 'kwok',
       traces: [{
         file: historyCsv, namespace: NAMESPACE, pod: HISTORY_POD, container: CONTAINER, cpuScale: trace.scale,
         memBaseBytes: MEMORY_BASE_BYTES, memBytesPerCore: MEMORY_BYTES_PER_CORE, continueLive: false,
@@ -135,6 +135,7 @@ async function main(): Promise<number> {
 
     // Live usage: the trace after the cut, in real time, split evenly over the workload's current pods.
     const usage = new Map<string, ContainerUsage>();
+    const kwokMilli = new Map<string, number>(); // last CPU written to kwok per pod (a patch only on change)
     let pods = 0;
     let totalCores = 0;
     let driving = true;
@@ -149,11 +150,17 @@ async function main(): Promise<number> {
           for (const n of names) {
             c.setUsage(NAMESPACE, n, CONTAINER, u);
             usage.set(n, u);
+            const milli = Math.round(perPod * 1000);
+            if (kwokMilli.get(n) !== milli) {
+              await c.kwok!.setPodCpu(NAMESPACE, n, milli);
+              kwokMilli.set(n, milli);
+            }
           }
           for (const n of [...usage.keys()]) {
             if (!names.includes(n)) {
               c.removeUsage(NAMESPACE, n, CONTAINER);
               usage.delete(n);
+              kwokMilli.delete(n);
             }
           }
         } catch {
@@ -169,7 +176,6 @@ async function main(): Promise<number> {
     const vpaLoop = serveOffersVpaRecommender(await helpText.catch(() => ''));
     const controllers = vpaLoop ? 'ehpa,tsp,vpa-recommender' : 'ehpa,tsp';
     await c.routeMetricsApisToAdapter();
-    // The adapter process starts (node + tsx, several seconds) while the metrics-server stand-in registers.
     const adapterStarted = c.startAdapterProcess({
       name: 'ehpa-adapter-serve',
       args: [
@@ -178,11 +184,7 @@ async function main(): Promise<number> {
       ],
     });
     adapterStarted.catch(() => undefined);
-    metricsServer = await startResourceMetrics(c, (ns, pod) => {
-      const u = ns === NAMESPACE ? usage.get(pod) : undefined;
-      return u && { cpu: `${Math.round(u.cpuCores * 1e9)}n`, memory: `${Math.round(u.memBytes / 1024)}Ki` };
-    });
-    say('metrics.k8s.io (a metrics-server stand-in reporting the same usage) is Available');
+    say(`metrics.k8s.io: metrics-server scraping kwok's kubelet endpoint on ${c.kwok!.nodeNames.join(', ')} (the same usage, set per pod through kwok)`);
     adapter = await adapterStarted;
     say(`ehpa-adapter serve running (pid ${adapter.pid}, controllers ${controllers}, log ${adapter.logPath})`);
 
@@ -252,7 +254,6 @@ async function main(): Promise<number> {
     stopDriver();
     say('tearing down');
     await adapter?.stop(5000).catch(() => undefined);
-    await metricsServer?.close().catch(() => undefined);
     await cluster?.stop().catch(() => undefined);
     await rm(work, { recursive: true, force: true });
     say('stopped');

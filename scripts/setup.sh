@@ -7,6 +7,8 @@
 #      under ~/.cache/ehpa-adapter; the first build takes ~8 minutes on 2 cores and says so).
 #   5. prometheus-adapter via scripts/build-prometheus-adapter.sh (same cache; ~3 minutes the first time),
 #      for the exporter-mode e2e test (test/e2e/prometheus-adapter.test.ts).
+#   6. kwok, metrics-server and kube-scheduler via scripts/build-kwok-stack.sh (same cache), the real nodes'
+#      part for the e2e suites started with `nodes: 'kwok'` (test/e2e/harness/README.md).
 # Each step is quick when already done. A step that cannot be done prints one line saying what to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,3 +34,8 @@ if ! bash scripts/build-prometheus-adapter.sh --check >/dev/null 2>&1; then
   echo "setup: building prometheus-adapter with Go (first time only, ~3 min on 2 cores; cached under ${EHPA_CACHE_DIR:-$HOME/.cache/ehpa-adapter})"
 fi
 echo "setup: prometheus-adapter at $(bash scripts/build-prometheus-adapter.sh | tail -n 1)"
+
+if ! bash scripts/build-kwok-stack.sh --check >/dev/null 2>&1; then
+  echo "setup: building kwok, metrics-server and kube-scheduler with Go (first time only, a few minutes on 2 cores; cached under ${EHPA_CACHE_DIR:-$HOME/.cache/ehpa-adapter})"
+fi
+echo "setup: kwok, metrics-server, kube-scheduler in $(bash scripts/build-kwok-stack.sh | tail -n 1)"

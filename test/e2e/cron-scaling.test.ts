@@ -16,7 +16,8 @@ const WINDOW_MINUTES = 5;
 
 describe('e2e scenario 1: cron scaling through the real HPA', function () {
   this.timeout(600_000);
-  const env = useCluster();
+  // Pods are scheduled by kube-scheduler onto a kwok node and made Running/Ready (and deleted) by kwok.
+  const env = useCluster({ nodes: 'kwok' });
   let serve: AdapterProcess;
   let window: ReturnType<typeof cronWindowNow>;
   let stopUsage: (() => void) | undefined;

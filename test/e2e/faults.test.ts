@@ -1,7 +1,7 @@
 // End-to-end scenario, Faults, with `ehpa-adapter serve` as its own process behind the aggregator:
 //  - Prometheus stopped: the TimeSeriesPrediction goes not-Ready, crane_pod_cpu_usage is unavailable, the
-//    real HPA keeps scaling on the EHPA's original Resource CPU metric (served by a metrics-server stand-in,
-//    which like the real one does not depend on Prometheus), serve stays up; Prometheus back: it recovers.
+//    real HPA keeps scaling on the EHPA's original Resource CPU metric (the real metrics-server reading kwok's
+//    kubelet endpoints, which does not depend on Prometheus), serve stays up; Prometheus back: it recovers.
 //  - kube-apiserver restarted: serve's watches resume (an EHPA created afterwards gets its HPA), nothing lost.
 //  - serve SIGKILLed while it writes, then restarted: one HPA and one TSP per EHPA, statuses consistent.
 import { expect } from 'chai';
@@ -24,7 +24,9 @@ const prediction = { predictionWindowSeconds: 3600, predictionAlgorithm: { algor
 
 describe('e2e scenario 7: faults', function () {
   this.timeout(600_000);
+  // Pods scheduled onto a kwok node by kube-scheduler; metrics.k8s.io from the real metrics-server.
   const env = useCluster({
+    nodes: 'kwok',
     traces: [{ file: TRACE, namespace: NS, pod: 'web-7d9c8b6f5d-abcde', container: 'app', cpuScale: 0.01, lastPoints: 2 * 1440 + 120 }],
   });
   let serve: AdapterProcess;

@@ -39,7 +39,9 @@ const HTTP_TARGET = Math.max(1, Math.round((peak * HTTP_SCALE) / 2));
 
 describe('e2e: prediction of memory and a Pods metric (issue 14)', function () {
   this.timeout(900_000);
+  // Pods on a kwok node (kube-scheduler binds them); metrics.k8s.io from the real metrics-server.
   const env = useCluster({
+    nodes: 'kwok',
     traces: [{ file: TRACE, namespace: NS, pod: BACKFILL_POD, container: 'app', cpuScale: CPU_SCALE, memBaseBytes: MEM_BASE, memBytesPerCore: MEM_PER_CORE, lastPoints: LAST_POINTS }],
     gaugeTraces: [{ file: TRACE, name: 'http_requests', labels: { namespace: NS, pod: BACKFILL_POD }, scale: HTTP_SCALE, lastPoints: LAST_POINTS }],
   });
@@ -54,7 +56,7 @@ describe('e2e: prediction of memory and a Pods metric (issue 14)', function () {
     this.timeout(300_000);
     const c = env.cluster;
     await installForServe(c);
-    // The original Resource memory metric reads metrics.k8s.io: the stand-in reports 1Mi per pod, so on its
+    // The original Resource memory metric reads metrics.k8s.io: kwok reports 1Mi per pod (its default), so on its
     // own it wants 1 replica; the original Pods metric has no provider here (the HPA ignores it for scale-up).
     standin = await startResourceMetricsStandin(c);
     standin.setCpu(NS, () => 1);

@@ -37,7 +37,9 @@ function requestMilliFor(): number {
 
 describe('e2e scenario 2: prediction through the aggregator and the real HPA', function () {
   this.timeout(600_000);
+  // Pods scheduled by kube-scheduler onto a kwok node; metrics.k8s.io from the real metrics-server.
   const env = useCluster({
+    nodes: 'kwok',
     traces: [{ file: TRACE, namespace: NS, pod: 'web-7d9c8b6f5d-abcde', container: 'app', cpuScale: CPU_SCALE, lastPoints: LAST_POINTS }],
   });
   let serve: AdapterProcess;
@@ -50,8 +52,8 @@ describe('e2e scenario 2: prediction through the aggregator and the real HPA', f
     this.timeout(300_000);
     const c = env.cluster;
     await installForServe(c);
-    // The EHPA's original Resource CPU metric needs metrics.k8s.io: a metrics-server stand-in reports an
-    // idle 1m per pod, so that metric alone would want 1 replica and the forecast decides.
+    // The EHPA's original Resource CPU metric needs metrics.k8s.io: the real metrics-server reads an idle 1m
+    // per pod from kwok, so that metric alone would want 1 replica and the forecast decides.
     standin = await startResourceMetricsStandin(c);
     standin.setCpu(NS, () => 1);
     await createNamespace(c, NS);
@@ -153,7 +155,11 @@ describe('e2e scenario 2: prediction through the aggregator and the real HPA', f
     const expected = podsAverageValueReplicas({ currentReplicas: current, podMilli: served.map((s) => s.milli), targetMilli });
     // The Resource metric (1m of 200m-ish requests) proposes at most 1, so the forecast's proposal wins.
     const clamped = Math.min(MAX_REPLICAS, Math.max(1, expected.replicas));
-    expect(standin.requests, 'the HPA read the Resource metric too').to.be.greaterThan(0);
+    expect(await standin.requests(), 'the HPA read the Resource metric too').to.be.greaterThan(0);
+    // ...through the real metrics-server: kwok reports the idle 1m per pod, and the HPA shows it.
+    const resource = (hpa!.status!.currentMetrics as { type: string; resource?: { name: string; current: { averageValue?: string } } }[]).find((m) => m.type === 'Resource');
+    expect(resource?.resource?.name, JSON.stringify(hpa!.status!.currentMetrics)).to.equal('cpu');
+    expect(quantityMilli(resource!.resource!.current.averageValue ?? 'x')).to.be.within(0, 5);
     expect(hpa!.status!.desiredReplicas, `served ${JSON.stringify(served)}, target ${targetMilli}m`).to.equal(clamped);
     // The forecast maximum drives it: the total served is ~target × replicas (within the HPA's tolerance
     // or just below the next step up).

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { locateBinaries, type Binaries } from './binaries.ts';
 import { makeClusterPki, type ClusterPki, type KeyPair } from './certificates.ts';
-import { etcdUrl, grantControllerManager, startApiserver, startControllerManager, startEtcd, type ApiserverConfig, type ControllerManagerConfig } from './control-plane.ts';
+import {
+  etcdUrl, grantControllerManager, NODE_CONTROLLER_ROLES, NODE_CONTROLLERS, startApiserver, startControllerManager, startEtcd, type ApiserverConfig, type ControllerManagerConfig,
+} from './control-plane.ts';
 import { loadKubeConfig, writeKubeconfig } from './kubeconfig.ts';
 import { startKubeletStandin, type KubeletStandin } from './kubelet-standin.ts';
 import { finalCpuSeconds, parseTraceCsv, shiftTrace, type BackfillGauge, type BackfillSeries } from './openmetrics.ts';
@@ -18,6 +20,7 @@ import { backfill, fileSdJson, startPrometheusServer, startUsageExporter, type P
 import { restClient, type RestClient } from './rest.ts';
 import { registerAdapterRoute, unregisterAdapterRoute, waitAdapterAvailable, type AdapterRoute } from './aggregation.ts';
 import { startAdapterProcess, type AdapterProcess } from './adapter-process.ts';
+import { kwokBinaries, startKwokStack, type KwokStack } from './kwok.ts';
 
 /** A trace backfilled into Prometheus as one container's cAdvisor series. */
 export interface TraceBackfill {
@@ -56,6 +59,14 @@ export interface GaugeTraceBackfill {
 export interface ClusterOptions {
   /** Start kube-controller-manager (default true). */
   controllerManager?: boolean;
+  /**
+   * Who plays the nodes: 'standin' (default: the kubelet stand-in writes Running+Ready, pods stay unscheduled)
+   * or 'kwok' (kube-scheduler binds pods to `kwokNodes` fake Nodes, kwok runs their lifecycle and kubelet
+   * metrics, the real metrics-server serves metrics.k8s.io; `kubelet` is then ignored).
+   */
+  nodes?: 'standin' | 'kwok';
+  /** Number of fake Nodes with `nodes: 'kwok'` (default 1), one kwok process each. */
+  kwokNodes?: number;
   /** Start the kubelet stand-in (default true); `namespaces` limits where it acts. */
   kubelet?: boolean | { namespaces?: (ns: string) => boolean };
   /** Start Prometheus and the usage exporter (default true). */
@@ -79,6 +90,8 @@ export interface StartTimings {
   etcdMs: number;
   apiserverMs: number;
   controllerManagerMs: number;
+  /** kube-scheduler, kwok nodes Ready and metrics-server Available (0 without kwok). */
+  kwokMs: number;
   prometheusMs: number;
   totalMs: number;
 }
@@ -111,6 +124,8 @@ export interface Cluster {
   /** What was backfilled: per trace, the shifted first/last sample times (unix s), step and count. */
   backfilled: { namespace: string; pod: string; container: string; firstTs: number; lastTs: number; step: number; points: number }[];
   kubelet: KubeletStandin | undefined;
+  /** kube-scheduler, kwok and metrics-server when started with `nodes: 'kwok'`. */
+  kwok: KwokStack | undefined;
   timings: StartTimings;
   /** Set live usage of a container (CPU cores, working-set bytes); Prometheus scrapes it within ~1 s. */
   setUsage(namespace: string, pod: string, container: string, usage: Usage): void;
@@ -166,9 +181,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   const adapters: AdapterProcess[] = [];
   let exporter: UsageExporter | undefined;
   let kubelet: KubeletStandin | undefined;
+  let kwok: KwokStack | undefined;
 
   const stopAll = async () => {
     await kubelet?.stop().catch(() => undefined);
+    await kwok?.stop();
     for (const a of adapters) await a.stop(5000);
     await procs.kcm?.stop(5000);
     await procs.prometheus?.stop(10_000);
@@ -241,15 +258,23 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       binary: binaries.kubeControllerManager, kubeconfigPath: kcmKubeconfig, port: kcmPort, pki, logDir,
       hpaSyncPeriod: opts.hpaSyncPeriod ?? '2s', hpaDownscaleStabilization: opts.hpaDownscaleStabilization ?? '5s',
       useServiceAccountCredentials: opts.useServiceAccountCredentials ?? false,
+      ...(opts.nodes === 'kwok' ? { extraControllers: NODE_CONTROLLERS } : {}),
       ...(opts.controllerManagerArgs ? { extraArgs: opts.controllerManagerArgs } : {}),
     };
     if (opts.controllerManager ?? true) {
-      await grantControllerManager(admin);
+      await grantControllerManager(admin, opts.nodes === 'kwok' ? NODE_CONTROLLER_ROLES : []);
       procs.kcm = await startControllerManager(kcmCfg);
     }
     const tKDone = Date.now();
 
-    if (opts.kubelet ?? true) {
+    if (opts.nodes === 'kwok') {
+      kwok = await startKwokStack({
+        admin, kubeconfigPath, adminCert: pki.admin, dir, logDir, nodes: opts.kwokNodes ?? 1,
+        tls: { certPath: pki.apiserver.certPath, keyPath: pki.apiserver.keyPath },
+      }, await kwokBinaries());
+    }
+    const tKwok = Date.now();
+    if (opts.nodes !== 'kwok' && (opts.kubelet ?? true)) {
       const ko = typeof opts.kubelet === 'object' ? opts.kubelet : {};
       kubelet = startKubeletStandin(admin, ko.namespaces ? { namespaces: ko.namespaces } : {});
     }
@@ -272,8 +297,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       promUrl: `http://127.0.0.1:${promPort}`,
       backfilled,
       kubelet,
+      kwok,
       timings: {
         binariesMs: tBin - t0, pkiMs: tPki - tBin, etcdMs: tA - tE, apiserverMs: tK - tA, controllerManagerMs: tKDone - tK,
+        kwokMs: tKwok - tKDone,
         prometheusMs, totalMs: tEnd - t0,
       },
       setUsage(ns, pod, container, usage) {
@@ -335,7 +362,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         return a;
       },
       async logs(lines = 40) {
-        const names = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'prometheus', ...adapters.map((a) => a.name)];
+        const names = ['etcd', 'kube-apiserver', 'kube-controller-manager', ...(kwok?.processes().map((p) => p.name) ?? []), 'prometheus', ...adapters.map((a) => a.name)];
         return names.map((n) => `==== ${n} (${join(logDir, `${n}.log`)}) ====\n${tailLog(join(logDir, `${n}.log`), lines)}`).join('\n');
       },
       async stop(o = {}) {

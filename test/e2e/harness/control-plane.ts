@@ -106,6 +106,8 @@ export interface ControllerManagerConfig {
    * system:serviceaccount:kube-system:horizontal-pod-autoscaler. false: all act as system:kube-controller-manager.
    */
   useServiceAccountCredentials: boolean;
+  /** Controllers beyond CONTROLLERS, e.g. NODE_CONTROLLERS when kwok plays the nodes. */
+  extraControllers?: readonly string[];
   extraArgs?: string[];
 }
 
@@ -131,8 +133,16 @@ export const CONTROLLER_MANAGER_ROLES = [
   'system:controller:root-ca-cert-publisher',
 ];
 
-export async function grantControllerManager(admin: RestClient): Promise<void> {
-  for (const role of CONTROLLER_MANAGER_ROLES) {
+/**
+ * With real (kwok) Nodes: kube-apiserver's TaintNodesByCondition admission taints every new Node
+ * `node.kubernetes.io/not-ready:NoSchedule`, and only the node lifecycle controller lifts it once the Node
+ * reports Ready (k8s.io/kubernetes v1.34 pkg/controller/nodelifecycle), so it runs too, with its role.
+ */
+export const NODE_CONTROLLERS = ['node-lifecycle-controller'] as const;
+export const NODE_CONTROLLER_ROLES = ['system:controller:node-controller'] as const;
+
+export async function grantControllerManager(admin: RestClient, extraRoles: readonly string[] = []): Promise<void> {
+  for (const role of [...CONTROLLER_MANAGER_ROLES, ...extraRoles]) {
     const name = `ehpa-e2e:kcm:${role.replace('system:controller:', '')}`;
     const body = {
       apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding',
@@ -159,7 +169,7 @@ export async function startControllerManager(cfg: ControllerManagerConfig): Prom
       '--bind-address=127.0.0.1', `--secure-port=${cfg.port}`,
       `--cert-dir=${join(cfg.pki.dir, 'kcm-serving')}`,
       '--leader-elect=false',
-      `--controllers=${CONTROLLERS.join(',')}`,
+      `--controllers=${[...CONTROLLERS, ...(cfg.extraControllers ?? [])].join(',')}`,
       `--use-service-account-credentials=${cfg.useServiceAccountCredentials}`,
       `--root-ca-file=${cfg.pki.ca.certPath}`,
       `--service-account-private-key-file=${cfg.pki.serviceAccountKeyPath}`,
@@ -176,7 +186,8 @@ export async function startControllerManager(cfg: ControllerManagerConfig): Prom
   return proc;
 }
 
-function insecureGet(url: string): Promise<number> {
+/** GET `url` without verifying the server (self-signed serving certs); resolves with the status code. */
+export function insecureGet(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(url, { rejectUnauthorized: false, timeout: 2000 }, (res) => {
       res.resume();

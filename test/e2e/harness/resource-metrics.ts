@@ -8,6 +8,7 @@
 import { createServer, type Server } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { Cluster } from './cluster.ts';
+import type { RestClient } from './rest.ts';
 import { freePort } from './ports.ts';
 import { waitFor } from './processes.ts';
 
@@ -89,8 +90,28 @@ export async function startResourceMetrics(c: Cluster, usage: UsageSource): Prom
   );
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
 
+  await registerResourceMetricsApi(c.admin, port);
+  await waitResourceMetricsAvailable(c.admin, 60_000);
+  return {
+    port,
+    get requests() {
+      return requests;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * `v1beta1.metrics.k8s.io` through the aggregator to https://localhost:<port> (an ExternalName Service in
+ * kube-system): the stand-in above or the real metrics-server (harness/kwok.ts).
+ */
+export async function registerResourceMetricsApi(admin: RestClient, port: number): Promise<void> {
   const apply = async (path: string, body: unknown) => {
-    const r = await c.admin.request('PATCH', `${path}?fieldManager=ehpa-demo&force=true`, { body, contentType: 'application/apply-patch+yaml' });
+    const r = await admin.request('PATCH', `${path}?fieldManager=ehpa-e2e&force=true`, { body, contentType: 'application/apply-patch+yaml' });
     if (r.status !== 200 && r.status !== 201) throw new Error(`apply ${path}: ${r.status} ${r.body.slice(0, 300)}`);
   };
   await apply('/api/v1/namespaces/kube-system/services/metrics-server-loopback', {
@@ -104,19 +125,11 @@ export async function startResourceMetrics(c: Cluster, usage: UsageSource): Prom
       service: { namespace: 'kube-system', name: 'metrics-server-loopback', port },
     },
   });
+}
+
+export async function waitResourceMetricsAvailable(admin: RestClient, timeoutMs: number): Promise<void> {
   await waitFor('APIService v1beta1.metrics.k8s.io Available', async () => {
-    const a = await c.admin.getJson<{ status?: { conditions?: { type: string; status: string }[] } }>('/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io');
+    const a = await admin.getJson<{ status?: { conditions?: { type: string; status: string }[] } }>('/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io');
     return a.status?.conditions?.some((x) => x.type === 'Available' && x.status === 'True') ?? false;
-  }, { timeoutMs: 60_000 });
-  return {
-    port,
-    get requests() {
-      return requests;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  }, { timeoutMs });
 }

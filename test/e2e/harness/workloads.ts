@@ -127,13 +127,14 @@ export async function waitReplicas(c: Cluster, namespace: string, name: string, 
 export interface PodInfo {
   name: string;
   labels: Record<string, string>;
+  annotations: Record<string, string>;
 }
 
 export async function podsOf(c: Cluster, namespace: string, labelSelector: string): Promise<PodInfo[]> {
-  const r = await c.admin.getJson<{ items: { metadata: { name: string; labels?: Record<string, string>; deletionTimestamp?: string } }[] }>(
+  const r = await c.admin.getJson<{ items: { metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string>; deletionTimestamp?: string } }[] }>(
     `/api/v1/namespaces/${namespace}/pods?labelSelector=${encodeURIComponent(labelSelector)}`,
   );
-  return r.items.filter((p) => !p.metadata.deletionTimestamp).map((p) => ({ name: p.metadata.name, labels: p.metadata.labels ?? {} }));
+  return r.items.filter((p) => !p.metadata.deletionTimestamp).map((p) => ({ name: p.metadata.name, labels: p.metadata.labels ?? {}, annotations: p.metadata.annotations ?? {} }));
 }
 
 /**
