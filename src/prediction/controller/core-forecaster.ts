@@ -52,18 +52,20 @@ function forecastConfig(a: PredictionAlgorithm, w: ForecastWindow, lastTs: numbe
   }
   const { settings } = dspSettingsFromSpec(a.dsp);
   const own = !calibratesWindowMax(a);
+  // auto calibrates the maximum over the TSP's own window (the controller says which; else half the horizon
+  // it asks for), and a series without a period is then forecast over both windows, whatever their length
+  // (no 2-hour ceiling). Crane mode never calibrates (calibrationOf ignores these), so its forecast stays
+  // Crane's bit for bit.
+  const coverageWindowSeconds = w.coverageWindowSeconds ?? (own ? undefined : w.horizonSeconds / 2);
   return {
     algorithm: 'dsp',
     sampleIntervalSeconds: settings.intervalSeconds,
     historySeconds: settings.historySeconds,
     // Crane's horizon (one period per history period) is days long, so one model serves many refreshes.
     estimators: own ? 'crane' : 'auto',
-    // auto calibrates the maximum over the TSP's own window (half the horizon the controller asks for); a
-    // series without a period is then forecast over both windows, whatever their length (no 2-hour ceiling).
-    ...(own ? { craneEstimators: settings.craneEstimators } : { coverageWindowSeconds: w.horizonSeconds / 2 }),
-    // Crane mode never calibrates (calibrationOf ignores these), so its forecast stays Crane's bit for bit.
+    ...(own ? { craneEstimators: settings.craneEstimators } : {}),
     ...(w.coverage !== undefined ? { coverage: w.coverage } : {}),
-    ...(w.coverageWindowSeconds !== undefined ? { coverageWindowSeconds: w.coverageWindowSeconds } : {}),
+    ...(coverageWindowSeconds !== undefined ? { coverageWindowSeconds } : {}),
   };
 }
 

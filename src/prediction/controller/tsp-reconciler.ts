@@ -71,7 +71,7 @@ export class TspReconciler {
   private readonly inflight = new Map<string, AbortController>();
   private stopped = false;
   /** Spec (tspSpecVersion) that produced the current status, so a spec change refreshes at once. */
-  private readonly computedGeneration = new Map<string, string>();
+  private readonly computedVersion = new Map<string, string>();
 
   constructor(private readonly d: TspReconcilerDeps) {
     this.now = d.now ?? Date.now;
@@ -122,7 +122,7 @@ export class TspReconciler {
     const tsp = this.d.tsps.get(namespace, name);
     if (!tsp) {
       this.forecasts.delete(key);
-      this.computedGeneration.delete(key);
+      this.computedVersion.delete(key);
       this.forgetMetrics(key);
       return {};
     }
@@ -130,11 +130,11 @@ export class TspReconciler {
     const nowMs = this.now();
     const nowS = Math.floor(nowMs / 1000);
     const version = tspSpecVersion(tsp);
-    const sameSpec = this.computedGeneration.get(key) === version;
+    const sameSpec = this.computedVersion.get(key) === version;
     if (sameSpec && statusUpToDate(tsp, nowS)) return requeue;
-    if (!this.computedGeneration.has(key) && statusUpToDate(tsp, nowS) && tsp.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) {
+    if (!this.computedVersion.has(key) && statusUpToDate(tsp, nowS) && tsp.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) {
       // Written by a previous leader for this spec: trust it until it runs out.
-      this.computedGeneration.set(key, version);
+      this.computedVersion.set(key, version);
       return requeue;
     }
     const log = this.d.log.child({ namespace, name });
@@ -149,7 +149,7 @@ export class TspReconciler {
       this.forgetMetrics(key);
       this.d.events?.event(tsp, 'Warning', INVALID_SPEC, message);
       await this.d.status.update(path, tsp, (obj) => invalidSpecStatus(obj, message, nowMs));
-      this.computedGeneration.set(key, version);
+      this.computedVersion.set(key, version);
       log.info({ reason: INVALID_SPEC }, message);
       return {};
     }
@@ -184,11 +184,11 @@ export class TspReconciler {
     const tooBig = statusSamplesProblem(samples);
     if (tooBig) {
       await this.d.status.update(path, tsp, (obj) => invalidSpecStatus(obj, tooBig, nowMs));
-      this.computedGeneration.set(key, version);
+      this.computedVersion.set(key, version);
       return requeue;
     }
     await this.d.status.update(path, tsp, (obj) => buildTspStatus(obj, outcomes, nowMs, calibrated));
-    this.computedGeneration.set(key, version);
+    this.computedVersion.set(key, version);
     return requeue;
   }
 
@@ -233,13 +233,14 @@ export class TspReconciler {
         log.debug({ metric: rid, historySeries: usable.length, forecastSeries: series.length }, 'forecast built');
       }
       const status = metricStatus(rid, cached.series, nowS, horizonEnd, nowS + window);
+      const none = cached.series.length ? undefined : 'the algorithm found no prediction in the history';
       const calibration: MetricCalibration = {
         resourceIdentifier: rid,
         auto,
         series: cached.series.map((s) => ({ ...(s.calibration ? { calibration: s.calibration } : {}), ...(s.note !== undefined ? { note: s.note } : {}) })),
-        ...(cached.series.length ? {} : { error: 'the algorithm found no prediction in the history' }),
+        ...(none ? { error: none } : {}),
       };
-      return status.ready ? { status, calibration } : { status, calibration, error: cached.series.length ? 'forecast does not cover the window' : 'the algorithm found no prediction in the history' };
+      return status.ready ? { status, calibration } : { status, calibration, error: none ?? 'forecast does not cover the window' };
     } catch (e) {
       if (!signal.aborted) log.warn({ metric: rid, err: (e as Error).message }, 'prediction failed');
       return failed((e as Error).message);
