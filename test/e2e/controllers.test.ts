@@ -243,7 +243,13 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
     expect(tsp.spec['predictionMetrics']).to.deep.equal([
       { resourceIdentifier: 'crane_pod_cpu_usage', type: 'ResourceQuery', resourceQuery: 'cpu', algorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '2d' } } },
     ]);
-    expect((await events('web')).map((e) => e.reason)).to.include.members(['HPACreated', 'PredictionCreated']);
+    // Events are written by the recorder after the objects, so poll for them (issue 19: no timing luck).
+    let reasons: string[] = [];
+    await waitFor('HPACreated and PredictionCreated events', async () => {
+      reasons = (await events('web')).map((e) => e.reason);
+      return reasons.includes('HPACreated') && reasons.includes('PredictionCreated');
+    });
+    expect(reasons).to.include.members(['HPACreated', 'PredictionCreated']);
   });
 
   it('fills the TSP status from Prometheus history (Go %.5f samples) and mirrors it as PredictionReady', async () => {
@@ -385,6 +391,8 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
     // The new leader reconciles the new object...
     await post(EHPA_PATH, ehpa('afterfailover', 'good', { metrics: [cpu50] }));
     await waitFor('HPA by the new leader', async () => exists(`${HPA_PATH}/ehpa-afterfailover`), { process: b });
+    // The recorder writes the event after the HPA: wait for it, then give a duplicate time to show.
+    await waitFor('HPACreated for afterfailover', async () => (await events('afterfailover')).some((e) => e.reason === 'HPACreated'), { process: b });
     // ...and leaves what is already right alone: the HPA's spec and metadata were not written again,
     // and "HPACreated" was recorded once per EHPA.
     await sleep(3000);
