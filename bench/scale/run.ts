@@ -16,7 +16,7 @@
 //     adapter-served metric per HPA every 15 s, then a burst at 4x; latency p50/p99 of each;
 //   - serve's RSS and CPU from /proc (CPU of threads other than the main one ≈ the forecast pool).
 // kube-controller-manager's own HPA runs with a 1 h sync period so the load generator alone sets the rate.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +45,27 @@ interface Row {
 }
 
 // ---------- small helpers ----------
+/** With SCALE_HEAP_SNAPSHOT_DIR=DIR (and serve started with E2E_ADAPTER_NODE_ARGS="--heapsnapshot-signal=SIGUSR2
+ *  --diagnostic-dir=DIR"), asks serve for a heap snapshot and waits until node has written it: what holds
+ *  serve's memory at a given size (issue 16). */
+async function heapSnapshot(pid: number, when: string): Promise<void> {
+  const dir = process.env['SCALE_HEAP_SNAPSHOT_DIR'];
+  if (!dir) return;
+  const t = performance.now();
+  const snapshots = () => readdirSync(dir).filter((f) => f.endsWith('.heapsnapshot'));
+  const before = new Set(snapshots());
+  process.kill(pid, 'SIGUSR2');
+  let size = -1;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 2000));
+    const file = snapshots().find((f) => !before.has(f));
+    if (!file) continue;
+    const now = statSync(join(dir, file)).size;
+    if (now === size && now > 0) break;
+    size = now;
+  }
+  console.log(`  heap snapshot (${when}): ${mib(size)} written in ${((performance.now() - t) / 1000).toFixed(0)} s`);
+}
 async function pool<T>(items: readonly T[], n: number, f: (x: T) => Promise<void>): Promise<void> {
   let i = 0;
   await Promise.all(Array.from({ length: n }, async () => {
@@ -273,6 +294,7 @@ async function runSize(n: number): Promise<Row> {
       const convergeReq = await apiRequests(serve.metricsUrl);
       const rssConverged = rssLast;
       console.log(`  converged in ${convergeS.toFixed(1)} s; API requests ${fmtReq(convergeReq, 1)}; RSS ${mib(rssConverged)}`);
+      await heapSnapshot(pid, 'converged');
 
       // Every TSP Ready: the forecasting cold start.
       let ready = 0;
@@ -296,6 +318,7 @@ async function runSize(n: number): Promise<Row> {
         else fitCpuS += d;
       }
       console.log(`  TSPs Ready ${ready}/${tsps}${tspReadyS ? ` at ${tspReadyS.toFixed(0)} s` : ' (timed out)'}; CPU main thread ${mainCpuS.toFixed(1)} s, other threads ${fitCpuS.toFixed(1)} s`);
+      await heapSnapshot(pid, 'TSPs Ready');
 
       // Steady state: one resync period with nothing to change.
       const s0 = await apiRequests(serve.metricsUrl);

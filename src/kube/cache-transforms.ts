@@ -78,8 +78,9 @@ export function trimPod(pod: Json): Json {
   if (status) {
     const s: Json = {};
     if (status['phase'] !== undefined) s['phase'] = status['phase'];
-    const conditions = pickEach(status['conditions'], (c) => pick(c, CONDITION));
-    if (conditions) s['conditions'] = conditions;
+    // The Ready condition is the only one read; the other three of a running pod (PodScheduled, Initialized,
+    // ContainersReady, PodReadyToStartContainers) were a fifth of a trimmed pod's strings.
+    if (Array.isArray(status['conditions'])) s['conditions'] = status['conditions'].filter((c) => isObj(c) && c['type'] === 'Ready').map((c) => pick(c, CONDITION));
     const statuses = pickEach(status['containerStatuses'], containerStatus);
     if (statuses) s['containerStatuses'] = statuses;
     out['status'] = s;

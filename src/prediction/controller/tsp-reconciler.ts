@@ -18,7 +18,7 @@ import { TSP_API_VERSION, TSP_PLURAL, type PredictionMetricSpec, type TimeSeries
 import { statusSamplesProblem, tspBoundsProblems } from '../spec-bounds.ts';
 import type { ForecastSeries, Forecaster } from './forecaster.ts';
 import { calibratesWindowMax, seriesToFit } from './core-forecaster.ts';
-import { buildTspStatus, invalidSpecStatus, metricStatus, statusUpToDate, INVALID_SPEC, type MetricOutcome } from './tsp-status.ts';
+import { buildTspStatus, invalidSpecStatus, metricStatus, statusUpToDate, trimForecast, INVALID_SPEC, type MetricOutcome } from './tsp-status.ts';
 import { COVERAGE_ANNOTATION, coverageFromAnnotations } from '../coverage-annotation.ts';
 import { DEFAULT_COVERAGE_TARGET } from '../index.ts';
 import { calibratedCondition, type MetricCalibration } from './calibration-status.ts';
@@ -81,6 +81,13 @@ export class TspReconciler {
   cachedForecasts(): number {
     let n = 0;
     for (const m of this.forecasts.values()) n += m.size;
+    return n;
+  }
+
+  /** Forecast samples held in the cache, over every TSP and series (what the cache costs in memory). */
+  cachedSamples(): number {
+    let n = 0;
+    for (const m of this.forecasts.values()) for (const c of m.values()) for (const s of c.series) n += s.timestamps.length;
     return n;
   }
 
@@ -223,7 +230,11 @@ export class TspReconciler {
         const toFit = seriesToFit(usable, algorithm);
         // The forecasts published so far against what happened, from the history this refit reads anyway.
         if (cached) cached.realized = judgeKept(cached.kept, toFit, { now: nowS, windowSeconds: window, strideSeconds: judgeStrideSeconds(window, stepSeconds) });
-        const series = await this.d.forecaster.forecast(toFit, algorithm, { nowS, horizonSeconds: 2 * window, coverage, coverageWindowSeconds: window }, { signal, tenant: tsp.metadata.namespace });
+        const fitted = await this.d.forecaster.forecast(toFit, algorithm, { nowS, horizonSeconds: 2 * window, coverage, coverageWindowSeconds: window }, { signal, tenant: tsp.metadata.namespace });
+        // Only what a status can show before the next refit is kept: Crane's DSP horizon is the whole history
+        // length (15 days = 21,600 samples a series at 60 s), which at thousands of TSPs held gigabytes
+        // (issue 16: serve died of heap exhaustion at 5,000 EHPAs).
+        const series = fitted.map((s) => trimForecast(s, nowS + this.d.modelUpdateIntervalMs / 1000 + 2 * window));
         const coversUntilS = series.length ? Math.min(...series.map((s) => (s.timestamps.length ? (s.timestamps[s.timestamps.length - 1] as number) : -Infinity))) : -Infinity;
         // A forecast stays in force until the next refit: at most the model update interval, or until it runs out.
         const spanSeconds = REALIZED_LOOKBACK_SECONDS + this.d.modelUpdateIntervalMs / 1000 + window;

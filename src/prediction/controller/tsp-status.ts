@@ -33,6 +33,15 @@ export function statusUpToDate(tsp: TimeSeriesPrediction, nowS: number): boolean
   });
 }
 
+/** The series without its samples after `untilS` (unix s, inclusive); the same object when nothing is cut, so
+ *  its other fields (calibration, note) and the formatted-values memo below carry over. */
+export function trimForecast<S extends HistorySeries>(s: S, untilS: number): S {
+  let n = s.timestamps.length;
+  while (n > 0 && (s.timestamps[n - 1] as number) > untilS) n--;
+  if (n === s.timestamps.length) return s;
+  return { ...s, timestamps: s.timestamps.slice(0, n), values: s.values.slice(0, n) };
+}
+
 /** Each forecast series' values as Go "%.5f" text, formatted once per fit and reused by every status pass
  *  until the next refit (a day-wide window at 60 s is 2,880 samples per series, formatted on the event loop
  *  every --prediction-update-frequency before). Keyed by the series object, which a fit never changes. */

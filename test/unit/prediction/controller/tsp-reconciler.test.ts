@@ -30,7 +30,8 @@ function tspObject(window = 3600): TimeSeriesPrediction {
   };
 }
 
-function setup() {
+/** `horizonSeconds`: the forecaster's own horizon (Crane's DSP forecasts a whole history length); default the asked one. */
+function setup(o: { horizonSeconds?: number } = {}) {
   const store = new InMemoryObjects();
   store.seed(TSPS(NS), tspObject());
   let nowS = T0;
@@ -58,7 +59,7 @@ function setup() {
     forecast(_h, _a, w): HistorySeries[] {
       fits++;
       const timestamps: number[] = [];
-      for (let t = w.nowS; t <= w.nowS + w.horizonSeconds; t += 60) timestamps.push(t);
+      for (let t = w.nowS; t <= w.nowS + (o.horizonSeconds ?? w.horizonSeconds); t += 60) timestamps.push(t);
       return [{ labels: {}, timestamps, values: timestamps.map(() => 2) }];
     },
   };
@@ -106,6 +107,25 @@ describe('TspReconciler.reconcile (in-memory seams)', function () {
     await t.reconciler.reconcile(t.key);
     expect(t.store.writes.length).to.equal(writes);
     expect(t.fits()).to.equal(1);
+  });
+
+  it("keeps only what a status can show before the next refit, not Crane's 15-day horizon (issue 16: memory at thousands of TSPs)", async () => {
+    const t = setup({ horizonSeconds: 15 * 86_400 });
+    await t.reconciler.reconcile(t.key);
+    // 12 h (--model-update-interval) + 2 × 1 h window at 60 s, both ends included: 841 of the 21,601 samples.
+    expect(t.reconciler.cachedSamples()).to.equal((12 * 3600 + 2 * 3600) / 60 + 1);
+    // The last instant before the forecast is too old still gets a full [now, now + 2 window] from the cache.
+    t.at(T0 + 12 * 3600);
+    t.store.seed(TSPS(NS), { ...t.tsp(), status: {} });
+    await t.reconciler.reconcile(t.key);
+    expect(t.fits()).to.equal(1);
+    const samples = t.tsp().status!.predictionMetrics![0]!.prediction![0]!.samples;
+    expect([samples[0]!.timestamp, samples[samples.length - 1]!.timestamp]).to.deep.equal([T0 + 12 * 3600, T0 + 14 * 3600]);
+    // One interval later it is rebuilt.
+    t.at(T0 + 12 * 3600 + 60);
+    t.store.seed(TSPS(NS), { ...t.tsp(), status: {} });
+    await t.reconciler.reconcile(t.key);
+    expect(t.fits()).to.equal(2);
   });
 
   it('spec change: a new window is forecast at once, even while the old status still covers it', async () => {
