@@ -19,6 +19,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { loadavg } from 'node:os';
+import { parseAllDocuments } from 'yaml';
 import { join } from 'node:path';
 import {
   createNamespace, deploymentObject, installCrds, installManifestRbac, startCluster, waitFor, type Cluster,
@@ -45,6 +46,12 @@ interface Row {
 }
 
 // ---------- small helpers ----------
+/** The env of serve's container in manifests/deployment.yaml (NODE_OPTIONS, MALLOC_MMAP_THRESHOLD_). */
+function manifestEnv(): Record<string, string> {
+  const docs = parseAllDocuments(readFileSync(join(import.meta.dirname, '..', '..', 'manifests', 'deployment.yaml'), 'utf8')).map((d) => d.toJS() as { kind?: string; spec?: { template?: { spec?: { containers?: { env?: { name: string; value?: string }[] }[] } } } });
+  const env = docs.find((d) => d?.kind === 'Deployment')?.spec?.template?.spec?.containers?.[0]?.env ?? [];
+  return Object.fromEntries(env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value as string]));
+}
 /** With SCALE_HEAP_SNAPSHOT_DIR=DIR (and serve started with E2E_ADAPTER_NODE_ARGS="--heapsnapshot-signal=SIGUSR2
  *  --diagnostic-dir=DIR"), asks serve for a heap snapshot and waits until node has written it: what holds
  *  serve's memory at a given size (issue 16). */
@@ -267,10 +274,11 @@ async function runSize(n: number): Promise<Row> {
         `--ehpa-resync-period=${RESYNC_S}s`,
         ...(process.env['SCALE_SERVE_ARGS'] ? process.env['SCALE_SERVE_ARGS'].split(' ') : []),
       ],
-      // The heap cap of manifests/deployment.yaml (NODE_OPTIONS there), so RSS is what the pod would show. To
+      // The container env of manifests/deployment.yaml (the heap cap, glibc's mmap threshold), so RSS is what
+      // the pod would show. To
       // profile serve, set E2E_ADAPTER_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" (the harness passes it to
       // node; node refuses --cpu-prof in NODE_OPTIONS).
-      env: { NODE_OPTIONS: '--max-old-space-size=768' },
+      env: manifestEnv(),
     });
     const pid = serve.pid;
     const cpuStart = threadCpu(pid);
