@@ -60,7 +60,7 @@ export const CONTROLLER_FLAGS = [
   { name: 'ehpa-propagation-annotations', type: 'string', default: '', help: 'comma-separated EHPA annotation keys copied to the backing HPA' },
   { name: 'tsp-workers', type: 'int', default: 10, min: 1, help: 'concurrent TimeSeriesPrediction reconciles' },
   { name: 'prediction-update-frequency', type: 'duration', default: '30s', help: 'how often each TimeSeriesPrediction is checked for freshness' },
-  { name: 'model-update-interval', type: 'duration', default: '12h', help: 'a forecast older than this is rebuilt from fresh history' },
+  { name: 'model-update-interval', type: 'duration', default: '12h', help: 'a forecast is rebuilt from fresh history at this age, each TSP a little earlier (0.8 to 1 times it, fixed per TSP) so that refits never line up' },
   { name: 'forecast-workers', type: 'int', default: 0, min: 0, help: 'worker threads that fit forecasts off the event loop (0: one less than the CPUs available, at least 1)' },
   {
     name: 'user-promql',

@@ -22,6 +22,7 @@ import { buildTspStatus, invalidSpecStatus, metricStatus, statusUpToDate, trimFo
 import { COVERAGE_ANNOTATION, coverageFromAnnotations } from '../coverage-annotation.ts';
 import { DEFAULT_COVERAGE_TARGET } from '../index.ts';
 import { calibratedCondition, type MetricCalibration } from './calibration-status.ts';
+import { refitAgeMs } from './refit-spread.ts';
 import type { CoverageMetrics } from './coverage-metrics.ts';
 import { judgeKept, judgeStrideSeconds, keepForecast, REALIZED_LOOKBACK_SECONDS, sumCounts, type CoverageCount, type KeptMetricForecast } from './realized-coverage.ts';
 
@@ -44,6 +45,8 @@ export interface TspReconcilerDeps {
   updateFrequencyMs: number;
   /** Crane's --model-update-interval (12 h): a cached forecast older than this is rebuilt from fresh history. */
   modelUpdateIntervalMs: number;
+  /** Fraction of the interval over which refits are spread (refit-spread.ts; default 0.2, 0 = none). */
+  refitSpread?: number;
   /** --user-promql: how a TSP's own PromQL is confined (default: to its namespace). */
   userPromql?: UserPromqlPolicy;
   /** Warning events for specs refused by a bound (docs/security.md §2). */
@@ -221,7 +224,8 @@ export class TspReconciler {
       used.add(cacheKey);
       let cached = cache.get(cacheKey);
       const nowMs = nowS * 1000;
-      if (!cached || cached.coversUntilS < horizonEnd || nowMs - cached.builtAtMs > this.d.modelUpdateIntervalMs) {
+      const maxAgeMs = refitAgeMs(`${tsp.metadata.namespace}/${tsp.metadata.name}\u0000${rid}`, this.d.modelUpdateIntervalMs, this.d.refitSpread);
+      if (!cached || cached.coversUntilS < horizonEnd || nowMs - cached.builtAtMs > maxAgeMs) {
         const { lengthSeconds, stepSeconds } = this.d.forecaster.historyWindow(algorithm);
         const end = Math.floor(nowS / stepSeconds) * stepSeconds;
         const history = await this.d.history.queryRange(query, end - lengthSeconds, end, stepSeconds, { signal, maxSeries: BOUNDS.seriesPerQuery });
@@ -234,7 +238,7 @@ export class TspReconciler {
         // Only what a status can show before the next refit is kept: Crane's DSP horizon is the whole history
         // length (15 days = 21,600 samples a series at 60 s), which at thousands of TSPs held gigabytes
         // (issue 16: serve died of heap exhaustion at 5,000 EHPAs).
-        const series = fitted.map((s) => trimForecast(s, nowS + this.d.modelUpdateIntervalMs / 1000 + 2 * window));
+        const series = fitted.map((s) => trimForecast(s, nowS + maxAgeMs / 1000 + 2 * window));
         const coversUntilS = series.length ? Math.min(...series.map((s) => (s.timestamps.length ? (s.timestamps[s.timestamps.length - 1] as number) : -Infinity))) : -Infinity;
         // A forecast stays in force until the next refit: at most the model update interval, or until it runs out.
         const spanSeconds = REALIZED_LOOKBACK_SECONDS + this.d.modelUpdateIntervalMs / 1000 + window;

@@ -31,7 +31,7 @@ function tspObject(window = 3600): TimeSeriesPrediction {
 }
 
 /** `horizonSeconds`: the forecaster's own horizon (Crane's DSP forecasts a whole history length); default the asked one. */
-function setup(o: { horizonSeconds?: number } = {}) {
+function setup(o: { horizonSeconds?: number; refitSpread?: number } = {}) {
   const store = new InMemoryObjects();
   store.seed(TSPS(NS), tspObject());
   let nowS = T0;
@@ -72,6 +72,7 @@ function setup(o: { horizonSeconds?: number } = {}) {
     now: () => nowS * 1000,
     updateFrequencyMs: 30_000,
     modelUpdateIntervalMs: 12 * 3_600_000,
+    ...(o.refitSpread !== undefined ? { refitSpread: o.refitSpread } : {}),
   });
   const tsp = () => store.read<TimeSeriesPrediction>(`${TSPS(NS)}/ehpa-web`)!;
   return {
@@ -110,7 +111,7 @@ describe('TspReconciler.reconcile (in-memory seams)', function () {
   });
 
   it("keeps only what a status can show before the next refit, not Crane's 15-day horizon (issue 16: memory at thousands of TSPs)", async () => {
-    const t = setup({ horizonSeconds: 15 * 86_400 });
+    const t = setup({ horizonSeconds: 15 * 86_400, refitSpread: 0 });
     await t.reconciler.reconcile(t.key);
     // 12 h (--model-update-interval) + 2 × 1 h window at 60 s, both ends included: 841 of the 21,601 samples.
     expect(t.reconciler.cachedSamples()).to.equal((12 * 3600 + 2 * 3600) / 60 + 1);
@@ -126,6 +127,19 @@ describe('TspReconciler.reconcile (in-memory seams)', function () {
     t.store.seed(TSPS(NS), { ...t.tsp(), status: {} });
     await t.reconciler.reconcile(t.key);
     expect(t.fits()).to.equal(2);
+  });
+
+  it('with the default spread, the refit comes between 0.8 and 1 × --model-update-interval after the fit', async () => {
+    const t = setup({ horizonSeconds: 15 * 86_400 }); // a forecast that would cover days: only its age forces the refit
+    await t.reconciler.reconcile(t.key);
+    let refitAt = 0;
+    for (let s = T0 + 9 * 3600; s <= T0 + 13 * 3600 && !refitAt; s += 600) {
+      t.at(s);
+      t.store.seed(TSPS(NS), { ...t.tsp(), status: {} });
+      await t.reconciler.reconcile(t.key);
+      if (t.fits() === 2) refitAt = s;
+    }
+    expect(refitAt - T0).to.be.above(0.8 * 12 * 3600).and.at.most(12 * 3600 + 600);
   });
 
   it('spec change: a new window is forecast at once, even while the old status still covers it', async () => {
