@@ -80,7 +80,11 @@ class TransformingWatch extends Watch {
     done: (err: unknown) => void,
   ): Promise<AbortController> {
     const objectEvent = (phase: string) => phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED';
-    return super.watch(path, queryParams, (phase, obj, raw) => callback(phase, objectEvent(phase) ? this.transform(obj as Record<string, unknown>) : obj, raw), done);
+    // Bookmarks, as client-go's reflector always asks for them: the API server sends the current
+    // resourceVersion now and then, so a watch on a quiet kind that ends (timeout, API server restart)
+    // resumes from a recent version instead of one etcd may have compacted away (410 Gone: a full relist of
+    // every object of the kind, at scale a storm).
+    return super.watch(path, { ...queryParams, allowWatchBookmarks: true }, (phase, obj, raw) => callback(phase, objectEvent(phase) ? this.transform(obj as Record<string, unknown>) : obj, raw), done);
   }
 }
 

@@ -1,6 +1,6 @@
 // The shared informer against a local HTTP stand-in for kube-apiserver (node:http): lists come in pages
 // of `limit` items following `continue`, an expired continue token (410 Gone) restarts the list from its
-// first page, the watch resumes at the last page's resourceVersion, and what is cached (from the list and
+// first page, the watch resumes at the last page’s resourceVersion (and later at the last bookmark's, without a relist), and what is cached (from the list and
 // from watch events) has gone through the kind's transform.
 import { expect } from 'chai';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -180,6 +180,19 @@ describe('SharedInformer (local HTTP API server)', function () {
       const p1 = inf.get('ns', 'p1')!;
       expect(p1.status).to.deep.equal({ phase: 'Succeeded' });
       expect(p1.metadata).not.to.have.any.keys('managedFields', 'annotations');
+
+      // Bookmarks are asked for; one moves the resourceVersion on, and a watch that ends (the API server's
+      // timeout, or its restart) resumes from it without listing again.
+      expect(watch.searchParams.get('allowWatchBookmarks')).to.equal('true');
+      api.watches[0]!.write(JSON.stringify({ type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '250' } } }) + '\n');
+      await new Promise((r) => setTimeout(r, 50));
+      const lists = api.requests.filter((u) => u.searchParams.get('watch') !== 'true').length;
+      api.watches[0]!.end();
+      await waitFor('the resumed watch', () => api.watches.length === 2);
+      const resumed = api.requests.filter((u) => u.searchParams.get('watch') === 'true')[1]!;
+      expect(resumed.searchParams.get('resourceVersion')).to.equal('250');
+      expect(api.requests.filter((u) => u.searchParams.get('watch') !== 'true').length, 'no list on resume').to.equal(lists);
+      expect(inf.list()).to.have.length(5);
     } finally {
       await inf.stop();
       await api.close();
