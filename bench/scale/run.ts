@@ -43,6 +43,7 @@ interface Row {
   rssConverged: number; rssPeak: number; rssEnd: number;
   lat: { phase: string; rate: number; n: number; errors: number; p50: number; p99: number; max: number }[];
   serveCpuUnderLoad: number;
+  restartRecoveryS: number; restartReq: Map<string, number>;
 }
 
 // ---------- small helpers ----------
@@ -352,7 +353,25 @@ async function runSize(n: number): Promise<Row> {
       const serveCpuUnderLoad = (processCpu(pid) - cpuL0) / ((performance.now() - tl) / 1000);
       agent.destroy();
       for (const l of lat) console.log(`  ${l.phase}: ${l.rate} req/s, ${l.n} ok, ${l.errors} errors, p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, max ${l.max.toFixed(0)} ms`);
+
+      // A kube-apiserver restart: serve's informers should resume their watches, not list every kind again.
+      // Recovered = an edit made after the restart reaches serve (one EHPA's maxReplicas shows in its HPA).
+      const r0 = await apiRequests(serve.metricsUrl);
+      const tr = performance.now();
+      await cluster.restartApiserver();
+      const probe = '/apis/autoscaling.crane.io/v1alpha1/namespaces/scale-0/effectivehorizontalpodautoscalers/app-0';
+      const maxReplicas = 17;
+      const pr = await cluster.admin.request('PATCH', probe, { body: { spec: { maxReplicas } }, contentType: 'application/merge-patch+json' });
+      if (pr.status !== 200) throw new Error(`EHPA patch after the restart: ${pr.status} ${pr.body.slice(0, 200)}`);
+      await waitFor('the HPA follows an EHPA edit made after the restart', async () =>
+        ((await cluster.admin.getJson<{ spec: { maxReplicas: number } }>('/apis/autoscaling/v2/namespaces/scale-0/horizontalpodautoscalers/ehpa-app-0')).spec.maxReplicas === maxReplicas),
+        { timeoutMs: 600_000, intervalMs: 500, process: serve as never });
+      const restartRecoveryS = (performance.now() - tr) / 1000;
+      await new Promise((r) => setTimeout(r, 10_000));
+      const restartReq = diff(await apiRequests(serve.metricsUrl), r0);
+      console.log(`  kube-apiserver restart: serve followed an edit ${restartRecoveryS.toFixed(1)} s after the restart began; its API requests until 10 s later: ${fmtReq(restartReq, 1)}`);
       return {
+        restartRecoveryS, restartReq,
         ehpas: n, namespaces: namespaces.length, pods, tsps, createS, load: loadavg().map((x) => x.toFixed(2)).join(' '),
         convergeS, convergeReq, tspReadyS, tspsReady: ready, fitCpuS, mainCpuS, steady, steadyWindowS,
         rssConverged, rssPeak, rssEnd: rssLast, lat, serveCpuUnderLoad,
@@ -393,6 +412,7 @@ const lines: [string, (r: Row) => string][] = [
     (r) => { const l = r.lat[k]!; return `${l.rate}/s: ${l.p50.toFixed(1)} / ${l.p99.toFixed(1)} ms (${l.errors} errors of ${l.n + l.errors})`; },
   ]),
   ['serve CPU under the load (cores)', (r) => r.serveCpuUnderLoad.toFixed(2)],
+  ['kube-apiserver restart: edit seen after / serve API requests (GET = lists)', (r) => `${r.restartRecoveryS.toFixed(1)} s / ${fmtReq(r.restartReq, 1)}`],
 ];
 for (const [k, f] of lines) console.log(`| ${k} | ${cell(f)} |`);
 process.exit(0);
