@@ -42,18 +42,25 @@ export function trimForecast<S extends HistorySeries>(s: S, untilS: number): S {
   return { ...s, timestamps: s.timestamps.slice(0, n), values: s.values.slice(0, n) };
 }
 
-/** Each forecast series' values as Go "%.5f" text, formatted once per fit and reused by every status pass
- *  until the next refit (a day-wide window at 60 s is 2,880 samples per series, formatted on the event loop
- *  every --prediction-update-frequency before). Keyed by the series object, which a fit never changes. */
-const formattedValues = new WeakMap<HistorySeries, string[]>();
+/** The Go "%.5f" texts of the samples the last status of a series showed, [from, from + texts.length), reused
+ *  by the next pass over the same or an overlapping stretch (a day-wide window at 60 s is 2,880 samples per
+ *  series, formatted on the event loop every --prediction-update-frequency before the memo). Only the shown
+ *  stretch is held, not the whole cached forecast: at thousands of TSPs the texts of every cached sample were
+ *  27 KB a TSP (issue 16). Keyed by the series object, which a fit never changes. */
+const formattedValues = new WeakMap<HistorySeries, { from: number; texts: string[] }>();
 
-function valueTexts(s: HistorySeries): string[] {
-  let texts = formattedValues.get(s);
-  if (!texts) {
-    texts = Array.from(s.values, (v) => formatGoFixed5(v));
-    formattedValues.set(s, texts);
+/** Texts of s.values[from..to) (indexes), reusing what the previous call for this series formatted. */
+function valueTexts(s: HistorySeries, from: number, to: number): { from: number; texts: string[] } {
+  const memo = formattedValues.get(s);
+  if (memo && memo.from <= from && memo.from + memo.texts.length >= to) return memo;
+  const texts = new Array<string>(Math.max(0, to - from));
+  for (let i = from; i < to; i++) {
+    const k = i - (memo?.from ?? 0);
+    texts[i - from] = memo && k >= 0 && k < memo.texts.length ? (memo.texts[k] as string) : formatGoFixed5(s.values[i] as number);
   }
-  return texts;
+  const next = { from, texts };
+  formattedValues.set(s, next);
+  return next;
 }
 
 /**
@@ -64,11 +71,13 @@ export function metricStatus(resourceIdentifier: string, forecast: readonly Hist
   const prediction = forecast
     .map((s) => {
       const samples: { value: string; timestamp: number }[] = [];
-      const texts = valueTexts(s);
-      for (let i = 0; i < s.timestamps.length; i++) {
-        const t = s.timestamps[i] as number;
-        if (t >= startS && t <= endS) samples.push({ value: texts[i] as string, timestamp: t });
-      }
+      // Timestamps ascend: the shown stretch is one run of indexes [from, to).
+      let from = 0;
+      while (from < s.timestamps.length && (s.timestamps[from] as number) < startS) from++;
+      let to = from;
+      while (to < s.timestamps.length && (s.timestamps[to] as number) <= endS) to++;
+      const memo = valueTexts(s, from, to);
+      for (let i = from; i < to; i++) samples.push({ value: memo.texts[i - memo.from] as string, timestamp: s.timestamps[i] as number });
       return {
         labels: Object.keys(s.labels)
           .sort()

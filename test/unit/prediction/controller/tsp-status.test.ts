@@ -33,7 +33,7 @@ describe('TSP status (crane-behaviour.md §D.2, §D.10)', () => {
     });
     expect(metricStatus('x', [], now, now + 1200, now + 600).ready).to.equal(false);
   });
-  it('formats each series once per fit: later passes slice the same text, another series gets its own', () => {
+  it('formats the shown samples once per fit: later passes over them slice the same text, another series gets its own', () => {
     const a = { labels: {}, timestamps: [60, 120, 180], values: [0.1, 1 / 3, 2.675] };
     const b = { labels: {}, timestamps: [60, 120, 180], values: [7, 8, 9.000005] };
     const first = metricStatus('cpu', [a], 60, 180, 180).prediction![0]!.samples.map((x) => x.value);
@@ -44,6 +44,19 @@ describe('TSP status (crane-behaviour.md §D.2, §D.10)', () => {
     // Same resource, same timestamps, another fit: its own values, not the first fit's (9.000005 is
     // 9.00000499… in binary, so Go's correctly rounded "%.5f" gives 9.00000).
     expect(metricStatus('cpu', [b], 60, 180, 180).prediction![0]!.samples.map((x) => x.value)).to.deep.equal(['7.00000', '8.00000', '9.00000']);
+  });
+
+  it('a window sliding over one fit (on, back, past the end) always shows each sample its own text', () => {
+    // 841 samples a minute apart (12 h + 2 h at 60 s, what the controller caches); value i + 0.123456 is
+    // "i.12346" in %.5f. The memo holds only the stretch last shown: every move must re-use or re-format
+    // exactly the right indexes.
+    const ts = Array.from({ length: 841 }, (_, i) => 60 * i);
+    const s = { labels: {}, timestamps: ts, values: ts.map((_, i) => i + 0.123456) };
+    for (const [from, to] of [[0, 7200], [600, 7800], [300, 3000], [7200, 14400], [48_000, 60_000], [0, 60]]) {
+      const got = metricStatus('cpu', [s], from as number, to as number, to as number).prediction![0]!.samples;
+      const want = ts.filter((t) => t >= (from as number) && t <= Math.min(to as number, 50_400)).map((t) => ({ value: `${t / 60}.12346`, timestamp: t }));
+      expect(got, `[${from}, ${to}]`).to.deep.equal(want);
+    }
   });
 
   it('sets Ready with PredictSucceed, PredictPartial or PredictFailed', () => {
