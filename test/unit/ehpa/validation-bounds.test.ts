@@ -1,6 +1,7 @@
 // The bounds of api/bounds.ts on an EHPA, enforced in code for objects stored before the CRD had them
 // (docs/security.md §2). Each names the field, the value and the bound.
 import { expect } from 'chai';
+import { cpuMs, cpuMsAsync } from '../../helpers/cpu-time.ts';
 import { BOUNDS } from '../../../src/api/bounds.ts';
 import { validateEhpa } from '../../../src/ehpa/validation.ts';
 import { cronValueFor } from '../../../src/adapter/providers/cron-provider.ts';
@@ -15,9 +16,9 @@ describe('validateEhpa: bounds (review H1, M5)', () => {
     expect(validateEhpa(ehpa({ crons: Array.from({ length: BOUNDS.crons }, (_, i) => cron(i)) }))).to.deep.equal([]);
     // 2,000 crons that would each be invalid: one problem, about the count, in well under a millisecond per cron.
     const many = Array.from({ length: 2000 }, (_, i) => cron(i, { start: 'not a cron' }));
-    const t0 = performance.now();
-    const problems = validateEhpa(ehpa({ crons: many }));
-    expect(performance.now() - t0).to.be.below(50);
+    let problems: ReturnType<typeof validateEhpa> = [];
+    // CPU time (test/helpers/cpu-time.ts), so a preemption on a loaded machine does not count.
+    expect(cpuMs(() => (problems = validateEhpa(ehpa({ crons: many }))))).to.be.below(50);
     expect(problems).to.deep.equal([{ reason: 'InvalidCron', message: 'spec.crons has 2000 items, more than 50' }]);
   });
   it('refuses over-long cron strings before parsing them', () => {
@@ -60,20 +61,19 @@ describe('cron metric: an EHPA stored over the bound costs nothing per request',
   } as unknown as AdapterSources;
   it(`refuses ${BOUNDS.crons + 1}+ crons without evaluating them; ${BOUNDS.crons} worst-case crons stay cheap`, async () => {
     const big = ehpa({ crons: Array.from({ length: 14_000 }, (_, i) => cron(i)) });
-    const t0 = performance.now();
-    const err = await cronValueFor(big, Date.UTC(2026, 10, 24), { sources, localZone: 'UTC' }).catch((e: unknown) => e);
-    expect(performance.now() - t0).to.be.below(20);
+    let err: unknown;
+    expect(await cpuMsAsync(async () => (err = await cronValueFor(big, Date.UTC(2026, 10, 24), { sources, localZone: 'UTC' }).catch((e: unknown) => e)))).to.be.below(20);
     expect(err).to.be.instanceOf(MetricError);
     expect((err as MetricError).code).to.equal(422);
     expect((err as Error).message).to.contain('spec.crons: 14000 items, more than 50');
     // At the bound, with the review's most expensive cron (Feb 28/29 in Europe/Berlin): measured, not guessed.
     const worst = ehpa({ metrics: [cpuUtilization50], crons: Array.from({ length: BOUNDS.crons }, (_, i) => cron(i, { timezone: 'Europe/Berlin' })) });
     await cronValueFor(worst, Date.UTC(2026, 10, 24), { sources, localZone: 'UTC' });
-    const t1 = performance.now();
     // Feb 28 2026 to Feb 29 2028 spans the date: every cron is active, the answer is their target.
-    expect(await cronValueFor(worst, Date.UTC(2026, 10, 24), { sources, localZone: 'UTC' })).to.equal(2);
-    const ms = performance.now() - t1;
-    console.log(`      ${BOUNDS.crons} worst-case crons: ${ms.toFixed(1)} ms per request`);
+    let value: unknown;
+    const ms = await cpuMsAsync(async () => (value = await cronValueFor(worst, Date.UTC(2026, 10, 24), { sources, localZone: 'UTC' })));
+    expect(value).to.equal(2);
+    console.log(`      ${BOUNDS.crons} worst-case crons: ${ms.toFixed(1)} ms of CPU per request`);
     expect(ms, `${BOUNDS.crons} crons took ${ms.toFixed(1)} ms`).to.be.below(20);
   });
 });

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { cpuMs } from '../../helpers/cpu-time.ts';
 import { parser } from '@prometheus-io/lezer-promql';
 import {
   applyUserPromqlPolicy,
@@ -189,16 +190,19 @@ describe('confineToNamespace (prom-label-proxy-style confinement)', () => {
     const run = (q: string): { ms: number; outcome: 'confined' | 'refused' } => {
       let best = Infinity;
       let outcome: 'confined' | 'refused' = 'refused';
+      // CPU time, best of 3 (test/helpers/cpu-time.ts): on a loaded machine wall time also counts the waits
+      // for a CPU, which once pushed the ratio past its bound (8.5 against 8) in a green build's neighbour.
       for (let i = 0; i < 3; i++) {
-        const t0 = performance.now();
-        try {
-          const out = confineToNamespace(q, NS);
-          outcome = out.endsWith(`namespace="${NS}"}`) || out.includes(`x{namespace="${NS}"}`) ? 'confined' : 'refused';
-        } catch (e) {
-          expect(e).to.be.instanceOf(PromqlConfinementError);
-          outcome = 'refused';
-        }
-        best = Math.min(best, performance.now() - t0);
+        const ms = cpuMs(() => {
+          try {
+            const out = confineToNamespace(q, NS);
+            outcome = out.endsWith(`namespace="${NS}"}`) || out.includes(`x{namespace="${NS}"}`) ? 'confined' : 'refused';
+          } catch (e) {
+            expect(e).to.be.instanceOf(PromqlConfinementError);
+            outcome = 'refused';
+          }
+        });
+        best = Math.min(best, ms);
       }
       return { ms: best, outcome };
     };
@@ -211,7 +215,7 @@ describe('confineToNamespace (prom-label-proxy-style confinement)', () => {
       const b = run(big);
       expect(a.outcome, s.name).to.equal(s.outcome);
       expect(b.outcome, s.name).to.equal(s.outcome);
-      expect(b.ms, `${s.name}: 1 MB took ${b.ms.toFixed(0)} ms`).to.be.below(5_000);
+      expect(b.ms, `${s.name}: 1 MB took ${b.ms.toFixed(0)} ms of CPU`).to.be.below(5_000);
       // 4x the input may take at most ~8x the time (a floor of 25 ms keeps timer noise out of the ratio).
       expect(b.ms / Math.max(a.ms, 25), `${s.name}: 250 KB ${a.ms.toFixed(1)} ms, 1 MB ${b.ms.toFixed(1)} ms`).to.be.below(8);
     }
