@@ -27,18 +27,30 @@ function which(name: string): string {
   throw new Error(`${name} not found on PATH; run scripts/install-system-deps.sh`);
 }
 
-export function controlPlaneDir(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('bash', [join(REPO_ROOT, 'scripts/build-control-plane.sh')], { cwd: REPO_ROOT, maxBuffer: 64 << 20, timeout: 60 * 60_000 }, (err, stdout, stderr) => {
-      if (err) {
-        reject(new Error(`scripts/build-control-plane.sh failed: ${err.message}\n${stderr.slice(-4000)}`));
-        return;
-      }
-      const last = stdout.trim().split('\n').pop() ?? '';
-      if (!last) reject(new Error('scripts/build-control-plane.sh printed no directory'));
-      else resolve(last.trim());
+const scriptOutputs = new Map<string, Promise<string>>();
+
+/**
+ * The last line a build script under scripts/ prints (the directory or binary it built or found in the
+ * version-keyed cache). Run once per process; a failure is not kept, so the next caller tries again.
+ */
+export function buildScriptOutput(script: string, timeoutMs = 30 * 60_000): Promise<string> {
+  let out = scriptOutputs.get(script);
+  if (!out) {
+    out = new Promise<string>((resolve, reject) => {
+      execFile('bash', [join(REPO_ROOT, script)], { cwd: REPO_ROOT, maxBuffer: 64 << 20, timeout: timeoutMs }, (err, stdout, stderr) => {
+        const last = stdout.trim().split('\n').pop()?.trim() ?? '';
+        if (err || !last) reject(new Error(`${script} failed: ${err?.message ?? 'nothing printed'}\n${stderr.slice(-4000)}`));
+        else resolve(last);
+      });
     });
-  });
+    scriptOutputs.set(script, out);
+    out.catch(() => scriptOutputs.delete(script));
+  }
+  return out;
+}
+
+export function controlPlaneDir(): Promise<string> {
+  return buildScriptOutput('scripts/build-control-plane.sh', 60 * 60_000);
 }
 
 export function locateBinaries(): Promise<Binaries> {
@@ -55,19 +67,7 @@ export function locateBinaries(): Promise<Binaries> {
   return cached;
 }
 
-let adapterBinary: Promise<string> | undefined;
-
 /** prometheus-adapter from scripts/build-prometheus-adapter.sh (cache keyed by version, else a Go build). */
 export function prometheusAdapterBinary(): Promise<string> {
-  adapterBinary ??= new Promise<string>((resolve, reject) => {
-    execFile('bash', [join(REPO_ROOT, 'scripts/build-prometheus-adapter.sh')], { cwd: REPO_ROOT, maxBuffer: 64 << 20, timeout: 30 * 60_000 }, (err, stdout, stderr) => {
-      const last = stdout.trim().split('\n').pop()?.trim() ?? '';
-      if (err || !last) reject(new Error(`scripts/build-prometheus-adapter.sh failed: ${err?.message ?? 'no path printed'}\n${stderr.slice(-4000)}`));
-      else resolve(last);
-    });
-  });
-  adapterBinary.catch(() => {
-    adapterBinary = undefined;
-  });
-  return adapterBinary;
+  return buildScriptOutput('scripts/build-prometheus-adapter.sh');
 }

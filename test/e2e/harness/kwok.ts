@@ -9,10 +9,9 @@
 // pkg/kwok/server/metrics.go), so each node gets its own port and its own Metric from a config file.
 // Usage per pod comes from kwok's usage-from-annotation ClusterResourceUsage: the harness writes
 // `kwok.x-k8s.io/usage-cpu` on pods (kustomize/metrics/usage in the kwok module).
-import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { REPO_ROOT } from './binaries.ts';
+import { buildScriptOutput } from './binaries.ts';
 import { insecureGet } from './control-plane.ts';
 import { freePorts } from './ports.ts';
 import { startProcess, waitFor, type ManagedProcess } from './processes.ts';
@@ -28,21 +27,10 @@ export interface KwokBinaries {
   configDir: string;
 }
 
-let cached: Promise<KwokBinaries> | undefined;
-
 /** kwok, metrics-server and kube-scheduler from scripts/build-kwok-stack.sh (cache keyed by version, else a Go build). */
-export function kwokBinaries(): Promise<KwokBinaries> {
-  cached ??= new Promise<KwokBinaries>((resolve, reject) => {
-    execFile('bash', [join(REPO_ROOT, 'scripts/build-kwok-stack.sh')], { cwd: REPO_ROOT, maxBuffer: 64 << 20, timeout: 30 * 60_000 }, (err, stdout, stderr) => {
-      const dir = stdout.trim().split('\n').pop()?.trim() ?? '';
-      if (err || !dir) reject(new Error(`scripts/build-kwok-stack.sh failed: ${err?.message ?? 'no directory printed'}\n${stderr.slice(-4000)}`));
-      else resolve({ kwok: join(dir, 'kwok'), metricsServer: join(dir, 'metrics-server'), kubeScheduler: join(dir, 'kube-scheduler'), configDir: join(dir, 'kwok-config') });
-    });
-  });
-  cached.catch(() => {
-    cached = undefined;
-  });
-  return cached;
+export async function kwokBinaries(): Promise<KwokBinaries> {
+  const dir = await buildScriptOutput('scripts/build-kwok-stack.sh');
+  return { kwok: join(dir, 'kwok'), metricsServer: join(dir, 'metrics-server'), kubeScheduler: join(dir, 'kube-scheduler'), configDir: join(dir, 'kwok-config') };
 }
 
 export interface KwokStackConfig {
