@@ -16,9 +16,9 @@ export function ownedObjectName(ehpaName: string): string {
 }
 
 /**
- * Predicted Pods and External metrics of Crane v0.6–v0.7 (docs/crane-behaviour.md §0.1; gocrane/crane
- * v0.6.0 site/content/.../effective-hpa-with-prometheus-adapter.md shows `crane_custom.pods_http_requests`),
- * selected by the EHPA uid label like `crane_pod_cpu_usage`.
+ * Predicted Pods and External metrics of Crane v0.6–v0.7 (docs/crane-behaviour.md §0.1): gocrane/crane
+ * v0.6–v0.7 pkg/utils/ehpa.go `GetGeneralPredictionMetricName` formats `crane_<prefix>_<name>` with prefix
+ * `custom.pods` (Pods) or `external` (External); selected by the EHPA uid label like `crane_pod_cpu_usage`.
  */
 export const CUSTOM_PODS_PREDICTION_PREFIX = 'crane_custom.pods_';
 export const EXTERNAL_PREDICTION_PREFIX = 'crane_external_';
