@@ -33,7 +33,10 @@ export default {
   // .mocharc.json is read too (forbid-only, forbid-pending, the preload); its `node-option: import=tsx` only
   // applies to the mocha CLI, so the worker processes get tsx here.
   mochaOptions: {
-    spec: ['test/unit/**/*.test.ts', 'test/conformance/**/*.test.ts'],
+    // EHPA_STRYKER_SPEC (comma-separated globs) narrows the tests for a run over one part of the core, e.g.
+    // src/prediction/dsp with 'test/unit/prediction/**/*.test.ts': a shorter initial run, and test files
+    // being edited elsewhere in the tree cannot fail it. Mutants are then judged by those tests alone.
+    spec: process.env.EHPA_STRYKER_SPEC?.split(',') ?? ['test/unit/**/*.test.ts', 'test/conformance/**/*.test.ts'],
     // The docs tests list files with `git ls-files`, and the sandbox is not a git checkout; they test no core code.
     // promql-confine tests src/prometheus, which is outside the scope, and its linearity check parses megabytes
     // of PromQL (seconds per run) that no mutant here can change.

@@ -31,9 +31,12 @@ describe('forecast worker thread priority', function () {
     expect(currentThreadId()).to.equal(process.pid); // the main thread's task id is the process id
   });
 
-  it("a pool worker runs at nice 10 while the process' main thread keeps its own", async () => {
+  it("a pool worker runs at nice 10 (or the process' own, if that is lower priority already) while the process' main thread keeps its own", async () => {
     const main = getPriority(process.pid);
-    const niceBefore = [...threadNices().values()].filter((n) => n === FIT_THREAD_NICE).length;
+    // Under `nice -n 19` (a mutation-testing job, a niced CI step) the worker keeps 19: the code only ever
+    // lowers a thread's priority, it never raises it.
+    const workerNice = Math.max(main, FIT_THREAD_NICE);
+    const before = threadNices();
     const pool = new ForecastPool({ size: 1, budgetMs: 30_000 });
     try {
       const timestamps = Array.from({ length: 3 * 1440 }, (_, i) => 1_700_000_000 + i * 60);
@@ -42,7 +45,13 @@ describe('forecast worker thread priority', function () {
       const out = await new PooledForecaster(pool).forecast([{ labels: {}, timestamps, values }], { algorithmType: 'percentile' }, { nowS, horizonSeconds: 3600 });
       expect(out).to.have.length(1);
       const nices = threadNices();
-      expect([...nices.values()].filter((n) => n === FIT_THREAD_NICE).length, JSON.stringify([...nices])).to.equal(niceBefore + 1);
+      const atWorkerNice = (m: Map<number, number>) => [...m.values()].filter((n) => n === workerNice).length;
+      if (main < FIT_THREAD_NICE) {
+        // Exactly one more thread at nice 10: the worker's own task, not the whole process.
+        expect(atWorkerNice(nices), JSON.stringify([...nices])).to.equal(atWorkerNice(before) + 1);
+      } else {
+        expect([...nices.values()].every((n) => n >= main), JSON.stringify([...nices])).to.equal(true);
+      }
       expect(nices.get(process.pid)).to.equal(main);
     } finally {
       await pool.close();
