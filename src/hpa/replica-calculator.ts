@@ -86,7 +86,9 @@ export function normalizeDesiredReplicas(opts: {
 }): { replicas: number; history: Recommendation[]; limitedBy?: 'ScaleUpLimit' | 'TooManyReplicas' | 'TooFewReplicas' } {
   const window = opts.stabilizationWindowMs ?? 300_000;
   const cutoff = opts.nowMs - window;
-  const history = opts.history.filter((r) => r.timestampMs > cutoff);
+  // Upstream drops a recommendation only when it is Before(cutoff) (horizontal.go stabilizeRecommendation), so
+  // one exactly a window old still counts; a 15 s sync lands on that boundary every 300 s window.
+  const history = opts.history.filter((r) => r.timestampMs >= cutoff);
   let stabilized = opts.proposal;
   for (const r of history) stabilized = Math.max(stabilized, r.replicas);
   history.push({ timestampMs: opts.nowMs, replicas: opts.proposal });

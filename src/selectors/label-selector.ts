@@ -42,6 +42,16 @@ function checkValue(value: string): void {
   if (value.length > 63 || !VALUE.test(value)) throw new SelectorError(`invalid label value "${value}": must be 63 characters or less, alphanumeric, '-', '_' or '.', starting and ending alphanumeric`);
 }
 
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Go's strconv.ParseInt(s, 10, 64): optional sign, decimal digits, within int64; else undefined. */
+function parseInt64(s: string): bigint | undefined {
+  if (!/^[+-]?\d+$/.test(s)) return undefined;
+  const n = BigInt(s);
+  return n < INT64_MIN || n > INT64_MAX ? undefined : n;
+}
+
 /** Splits on commas that are not inside parentheses. */
 function splitTop(text: string): string[] {
   const out: string[] = [];
@@ -68,8 +78,8 @@ function parseRequirement(raw: string, whole: string): Requirement {
   if (m) {
     const key = m[1] as string;
     checkKey(key);
+    // "()" is the one-value set {""} (Parser.parseValues), so `a in ()` selects exactly a="".
     const values = (m[3] as string).split(',').map((v) => v.trim());
-    if (values.length === 1 && values[0] === '' && m[2] === 'in') throw new SelectorError(`"${key} in ()" needs at least one value`);
     for (const v of values) checkValue(v);
     return { key, op: m[2] as 'in' | 'notin', values };
   }
@@ -85,7 +95,9 @@ function parseRequirement(raw: string, whole: string): Requirement {
     const value = (m[3] as string).trim();
     const op = m[2] as string;
     if (op === '>' || op === '<') {
-      if (!/^-?\d+$/.test(value)) throw new SelectorError(`"${text}": ${op} needs an integer value`);
+      // NewRequirement: the value must parse as an int64 and be a valid label value (so no sign).
+      if (parseInt64(value) === undefined) throw new SelectorError(`"${text}": ${op} needs an integer value`);
+      checkValue(value);
       return { key, op: op === '>' ? 'gt' : 'lt', values: [value] };
     }
     checkValue(value);
@@ -116,9 +128,10 @@ function matchOne(r: Requirement, labels: Readonly<Record<string, string>> | und
       return !has || !r.values.includes(v as string);
     case 'gt':
     case 'lt': {
-      if (!has || !/^-?\d+$/.test(v as string)) return false;
-      const a = Number(v);
-      const b = Number(r.values[0]);
+      // strconv.ParseInt(v, 10, 64) on both sides: exact beyond 2^53, a sign allowed, out of range never matches.
+      const a = has ? parseInt64(v as string) : undefined;
+      const b = parseInt64(r.values[0] as string);
+      if (a === undefined || b === undefined) return false;
       return r.op === 'gt' ? a > b : a < b;
     }
   }

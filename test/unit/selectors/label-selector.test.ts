@@ -29,9 +29,29 @@ describe('parseLabelSelector (apimachinery labels.Parse grammar)', () => {
   it('refuses malformed selectors with a SelectorError naming the problem', () => {
     const bad: [string, RegExp][] = [
       ['a in (x', /unbalanced "\("/], ['a)', /unbalanced "\)"/], ['a,,b', /empty requirement/], ['a=b=c', /invalid label value/],
-      ['-a=b', /invalid label key/], ['a>x', /integer/], ['a in ()', /at least one value/], ['UPPER.case/x=1', /prefix/],
+      ['-a=b', /invalid label key/], ['a>x', /integer/], ['UPPER.case/x=1', /prefix/],
+      // Gt/Lt values must be int64 (strconv.ParseInt) and valid label values (no sign): NewRequirement.
+      ['a>-1', /invalid label value/], ['a<9223372036854775808', /integer/], ['a>+1', /invalid label value/],
       [`a=${'x'.repeat(64)}`, /63 characters/], ['a b', /unable to parse/],
     ];
     for (const [text, re] of bad) expect(() => parseLabelSelector(text), text).to.throw(SelectorError, re);
+  });
+
+  // apimachinery pkg/labels/selector.go: Parser.parseValues reads "()" as the set {""}; Requirement.Matches
+  // compares Gt/Lt with strconv.ParseInt(…, 10, 64) on both sides.
+  it('reads "a in ()" as a in {""}: it selects exactly the objects whose label a is empty', () => {
+    const sel = parseLabelSelector('a in ()');
+    expect(sel.matches({ a: '' })).to.equal(true);
+    expect(sel.matches({ a: 'x' })).to.equal(false);
+    expect(sel.matches({})).to.equal(false);
+  });
+  it('compares Gt/Lt as int64: exact beyond 2^53, a signed label value is a number, an out-of-range one never matches', () => {
+    expect(parseLabelSelector('a>9007199254740992').matches({ a: '9007199254740993' })).to.equal(true);
+    expect(parseLabelSelector('a<9007199254740993').matches({ a: '9007199254740992' })).to.equal(true);
+    expect(parseLabelSelector('a>1').matches({ a: '+5' })).to.equal(true);
+    expect(parseLabelSelector('a<1').matches({ a: '-5' })).to.equal(true);
+    expect(parseLabelSelector('a>1').matches({ a: '9223372036854775808' })).to.equal(false);
+    expect(parseLabelSelector('a<1').matches({ a: '9223372036854775808' })).to.equal(false);
+    expect(parseLabelSelector('a>9223372036854775806').matches({ a: '9223372036854775807' })).to.equal(true);
   });
 });

@@ -76,12 +76,14 @@ describe('simulate core', function () {
       expect(at('10:01').ehpa.replicas).to.equal(7);
       expect(at('10:59').ehpa.replicas).to.equal(7);
     });
-    it('the window closes at 11:00 and the 5-minute stabilization keeps 7 until the 10:59 proposal leaves it (11:04)', () => {
+    // Upstream (horizontal.go stabilizeRecommendation, no behavior) drops a past proposal only once it is
+    // Before(now - 5 min): at 11:04 the 10:59 proposal is exactly 5 minutes old and still counts.
+    it('the window closes at 11:00 and the 5-minute stabilization keeps 7 until the 10:59 proposal leaves it (11:05)', () => {
       expect(at('11:00').cronReplicas).to.equal(1);
       // CPU: trunc(1000·100/7000) = 14% → ceil(0.28·7) = 2; cron: ceil(1/1) = 1.
       expect(at('11:00').ehpa.proposals).to.deep.equal({ 'cpu 50%': 2, crane_autoscaling_cron: 1 });
-      expect(at('11:03').ehpa.replicas).to.equal(7);
-      expect(at('11:04').ehpa.replicas).to.equal(2);
+      expect(at('11:04').ehpa.replicas).to.equal(7);
+      expect(at('11:05').ehpa.replicas).to.equal(2);
     });
     it('the plain HPA never moves and nobody is under-provisioned', () => {
       expect(steps.every((s) => s.plain.replicas === 2)).to.equal(true);
