@@ -1,6 +1,8 @@
 // The harness's pure parts, without any process: trace parsing and shifting, the OpenMetrics text promtool
-// reads, and the JSON patch used for kustomize components.
+// reads, the JSON patch used for kustomize components, and the shape of our kwok Stage.
 import { expect } from 'chai';
+import { parse as parseYaml } from 'yaml';
+import { OOM_KILL_ANNOTATION, OOM_KILL_STAGE } from './harness/kwok.ts';
 import { cumulativeCpuSeconds, parseTraceCsv, shiftTrace, toOpenMetrics } from './harness/openmetrics.ts';
 import { applyJsonPatch } from './harness/manifests.ts';
 import { fileSdJson, prometheusYaml } from './harness/prometheus.ts';
@@ -78,5 +80,25 @@ describe('e2e harness: pure helpers', () => {
     expect(JSON.parse(fileSdJson([{ target: '127.0.0.1:9', metricsPath: '/m', labels: { a: 'b' } }]))).to.deep.equal([
       { targets: ['127.0.0.1:9'], labels: { a: 'b', __metrics_path__: '/m' } },
     ]);
+  });
+
+  it("kwok's e2e-oom-kill Stage needs the trigger annotation, removes it first, then patches only status", () => {
+    type Step = { patch: { type: string; subresource?: string; template: string } };
+    const stage = parseYaml(OOM_KILL_STAGE) as {
+      kind: string; spec: { resourceRef: unknown; selector: { matchExpressions: { jq: { key: string; operator: string; values?: string[] } }[] }; steps: Step[] };
+    };
+    expect(stage.kind).to.equal('Stage');
+    expect(stage.spec.resourceRef).to.deep.equal({ apiGroup: 'v1', kind: 'Pod' });
+    const jq = stage.spec.selector.matchExpressions.map((e) => e.jq);
+    expect(jq).to.deep.include({ key: `.metadata.annotations["${OOM_KILL_ANNOTATION}"]`, operator: 'Exists' });
+    expect(jq).to.deep.include({ key: '.status.phase', operator: 'In', values: ['Running'] });
+    const [remove, status] = stage.spec.steps;
+    expect(stage.spec.steps).to.have.length(2);
+    expect(remove!.patch).to.deep.include({ type: 'merge' });
+    expect(remove!.patch.subresource).to.equal(undefined);
+    expect(parseYaml(remove!.patch.template)).to.deep.equal({ metadata: { annotations: { [OOM_KILL_ANNOTATION]: null } } });
+    expect(status!.patch).to.deep.include({ type: 'json', subresource: 'status' });
+    const ops = [...status!.patch.template.matchAll(/- op: (\w+)/g)].map((m) => m[1]);
+    expect(ops).to.deep.equal(['test', 'add', 'replace', 'replace']);
   });
 });

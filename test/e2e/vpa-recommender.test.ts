@@ -3,10 +3,13 @@
 // Prometheus holding two days of backfilled cAdvisor history plus live usage. The VPA gets a memory-only
 // recommendation (an EHPA scales the Deployment on CPU), an OOMKilled container status raises it, and
 // after a restart the model resumes from the checkpoints, not from scratch.
+// The nodes are real projects (`nodes: 'kwok'`): kube-scheduler binds the pods, kwok runs them and reports
+// the OOM kill (the harness' e2e-oom-kill Stage), and the real metrics-server serves the live usage the
+// recommender reads (metrics.k8s.io is served, so its `auto` usage source takes it over Prometheus).
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import {
-  createDeployment, createNamespace, followWorkloadUsage, installManifestRbac, loadKustomization, podsOf, waitFor, type AdapterProcess, type Cluster,
+  createDeployment, createNamespace, followWorkloadUsage, installManifestRbac, loadKustomization, podsOf, recordEviction, waitFor, type AdapterProcess, type Cluster,
 } from './harness/index.ts';
 import { CRANE_TRACES, useCluster } from './helpers.ts';
 
@@ -70,6 +73,7 @@ async function installCrds(c: Cluster): Promise<void> {
 describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', function () {
   this.timeout(300_000);
   const env = useCluster({
+    nodes: 'kwok',
     // Two days of a real CPU trace under a pod name of Deployment "web" that no longer exists, with a
     // steady 400 MB working set: four times what the live pods use (100 MB).
     traces: [
@@ -123,8 +127,16 @@ describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', f
     await createNamespace(c, NS);
     // Requests 1Gi: an OOM kill then means at least 1.2Gi (upstream OOMBumpUpRatio 1.2, min bump 100Mi).
     await createDeployment(c, NS, 'web', { replicas: 2, cpuRequest: '100m', memoryRequest: '1Gi' });
-    await waitFor('web pods running', async () => (await podsOf(c, NS, 'app=web')).length === 2, { timeoutMs: 120_000 });
+    await waitFor('web pods running', async () => {
+      const l = await c.admin.getJson<{ items: { status?: { phase?: string } }[] }>(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dweb`);
+      return l.items.length === 2 && l.items.every((p) => p.status?.phase === 'Running');
+    }, { timeoutMs: 120_000 });
+    // The same live usage in Prometheus (the exporter) and in kwok's kubelet metrics (metrics-server).
     stopUsage = followWorkloadUsage(c, NS, 'app=web', 'app', () => ({ cpuCores: 0.05, memBytes: LIVE_MEMORY }));
+    for (const p of await podsOf(c, NS, 'app=web')) {
+      await c.kwok!.setPodCpu(NS, p.name, 50);
+      await c.kwok!.setPodMemory(NS, p.name, LIVE_MEMORY);
+    }
     await post(VPA_PATH, {
       apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler',
       metadata: { name: 'web', namespace: NS },
@@ -199,7 +211,7 @@ describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', f
       target = (await get<Vpa>(`${VPA_PATH}/api`)).status?.recommendation?.containerRecommendations?.find((r) => r.containerName === 'app')?.target['memory'];
       return !!target;
     }, { timeoutMs: 90_000 });
-    // Only the legacy pod's 600 MB history can put it here (the live api pod reports no usage): p90 of its
+    // Only the legacy pod's 600 MB history can put it here (the live api pod reports kwok's default 1Mi): p90 of its
     // peaks (histogram bucket end, at most 5% higher) plus the 15% margin.
     expect(bytes(target)).to.be.within(API_HISTORY_MEMORY * 1.15, API_HISTORY_MEMORY * 1.05 * 1.15);
   });
@@ -239,7 +251,13 @@ describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', f
 
   it('an OOMKilled container raises the memory target above the bumped-up request', async () => {
     const pods = await podsOf(env.cluster, NS, 'app=web');
-    await env.cluster.kubelet!.terminateContainer(NS, pods[0]!.name, 'app', { reason: 'OOMKilled' });
+    // What the kubelet reports after the kernel OOM-killed the container and it restarted (kwok's Stage).
+    const cs = await env.cluster.kwok!.oomKill(NS, pods[0]!.name, 'app');
+    expect(cs.restartCount).to.equal(1);
+    expect(cs.lastState?.terminated).to.include({ reason: 'OOMKilled', exitCode: 137 });
+    // Only the annotated pod: the Stage leaves the other one alone.
+    const other = await env.cluster.admin.getJson<{ status: { containerStatuses: { restartCount: number }[] } }>(`/api/v1/namespaces/${NS}/pods/${pods[1]!.name}`);
+    expect(other.status.containerStatuses[0]!.restartCount).to.equal(0);
     let mem = 0;
     await waitFor('memory target raised by the OOM', async () => {
       mem = bytes(rec(await vpa())?.target['memory']);
@@ -254,9 +272,11 @@ describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', f
 
   it("a kubelet's memory-pressure eviction event counts as an OOM at the container's usage; a CPU one does not", async () => {
     const pods = await podsOf(env.cluster, NS, 'app=web');
+    // The Event a kubelet's eviction manager records (kwok has none, and its Stage events carry no
+    // annotations: the harness writes it as the kubelet does, harness/kubelet-events.ts).
     // Starved on CPU only: upstream's OnEvent ignores it, so nothing moves (checked after the memory one).
-    await env.cluster.kubelet!.recordEviction(NS, pods[1]!.name, [{ container: 'app', usage: '3Gi', starved: 'cpu' }]);
-    await env.cluster.kubelet!.recordEviction(NS, pods[1]!.name, [{ container: 'app', usage: '2Gi', starved: 'memory' }]);
+    await recordEviction(env.cluster.admin, NS, pods[1]!.name, [{ container: 'app', usage: '3Gi', starved: 'cpu' }]);
+    await recordEviction(env.cluster.admin, NS, pods[1]!.name, [{ container: 'app', usage: '2Gi', starved: 'memory' }]);
     let mem = 0;
     await waitFor('memory target raised by the eviction', async () => {
       mem = bytes(rec(await vpa())?.target['memory']);

@@ -10,7 +10,8 @@ export { waitFor } from './processes.ts';
 export { startResourceMetrics, type ResourceMetricsServer, type UsageSource, type ContainerUsageText } from './resource-metrics.ts';
 export type { AdapterProcess } from './adapter-process.ts';
 export type { KubeletStandin } from './kubelet-standin.ts';
-export { kwokBinaries, USAGE_CPU_ANNOTATION, type KwokStack, type KwokBinaries } from './kwok.ts';
+export { recordEviction, type EvictionOffender } from './kubelet-events.ts';
+export { kwokBinaries, USAGE_CPU_ANNOTATION, USAGE_MEMORY_ANNOTATION, OOM_KILL_ANNOTATION, type KwokStack, type KwokBinaries, type KwokContainerStatus } from './kwok.ts';
 export {
   installCrds, installManifestRbac, createNamespace, createDeployment, deploymentObject, getDeployment, waitReplicas,
   podsOf, followWorkloadUsage, waitHpa, directAdapterClient, type DeploymentSpec, type HpaState, type PodInfo,

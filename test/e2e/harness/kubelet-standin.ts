@@ -32,13 +32,12 @@ interface ContainerStatus {
 }
 
 export interface KubeletStandin {
-  /** Record a terminated previous run (default reason OOMKilled, exit 137) and a restart on a container. */
-  terminateContainer(namespace: string, pod: string, container: string, opts?: { reason?: string; exitCode?: number }): Promise<void>;
   /**
-   * The Event a kubelet's eviction manager records when it evicts `pod` under resource pressure, with the
-   * annotations naming the offending containers, their usage and the starved resource (one per container).
+   * Record a terminated previous run (default reason OOMKilled, exit 137) and a restart on a container
+   * (on kwok: `cluster.kwok.oomKill`). A kubelet's eviction Event: kubelet-events.ts `recordEviction`, for
+   * either kind of node.
    */
-  recordEviction(namespace: string, pod: string, offenders: { container: string; usage: string; starved: string }[]): Promise<void>;
+  terminateContainer(namespace: string, pod: string, container: string, opts?: { reason?: string; exitCode?: number }): Promise<void>;
   /** Number of status patches written so far. */
   readonly patches: number;
   stop(): Promise<void>;
@@ -155,30 +154,6 @@ export function startKubeletStandin(api: RestClient, opts: KubeletStandinOptions
         if (res.status !== 409) throw new Error(`update ${path}/status: ${res.status} ${res.body.slice(0, 300)}`);
       }
       throw new Error(`${namespace}/${podName}: status kept conflicting`);
-    },
-    async recordEviction(namespace, podName, offenders) {
-      const pod = await api.getJson<Pod>(`/api/v1/namespaces/${namespace}/pods/${podName}`);
-      const t = now().toISOString().replace(/\.\d+Z$/, 'Z');
-      const starved = offenders.map((o) => o.starved);
-      const res = await api.request('POST', `/api/v1/namespaces/${namespace}/events`, {
-        body: {
-          apiVersion: 'v1', kind: 'Event',
-          metadata: {
-            name: `${podName}.${Date.now().toString(16)}`, namespace,
-            annotations: {
-              offending_containers: offenders.map((o) => o.container).join(','),
-              offending_containers_usage: offenders.map((o) => o.usage).join(','),
-              starved_resource: starved.join(','),
-            },
-          },
-          involvedObject: { kind: 'Pod', apiVersion: 'v1', name: podName, namespace, uid: pod.metadata.uid },
-          reason: 'Evicted', type: 'Warning',
-          message: `The node was low on resource: ${[...new Set(starved)].join(', ')}.`,
-          source: { component: 'kubelet', host: '127.0.0.1' },
-          firstTimestamp: t, lastTimestamp: t, count: 1,
-        },
-      });
-      if (res.status !== 201) throw new Error(`record eviction of ${namespace}/${podName}: ${res.status} ${res.body.slice(0, 300)}`);
     },
     async stop() {
       stopped = true;

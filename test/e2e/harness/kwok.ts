@@ -8,7 +8,8 @@
 // serves a Metric whose path has no `{nodeName}` for the node named like the Metric (sigs.k8s.io/kwok v0.8.0
 // pkg/kwok/server/metrics.go), so each node gets its own port and its own Metric from a config file.
 // Usage per pod comes from kwok's usage-from-annotation ClusterResourceUsage: the harness writes
-// `kwok.x-k8s.io/usage-cpu` on pods (kustomize/metrics/usage in the kwok module).
+// `kwok.x-k8s.io/usage-cpu` / `usage-memory` on pods (kustomize/metrics/usage in the kwok module).
+// One Stage is ours (OOM_KILL_STAGE): an OOM-killed, restarted container on demand, as a kubelet reports it.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildScriptOutput } from './binaries.ts';
@@ -52,6 +53,14 @@ export interface KwokStack {
   metricsServerPort: number;
   /** Set (milli > 0) or clear (undefined) a pod's simulated CPU usage; kwok reports it from the next scrape on. */
   setPodCpu(namespace: string, pod: string, milli: number | undefined): Promise<void>;
+  /** Set or clear a pod's simulated working set (bytes; kwok's default is 1Mi), as setPodCpu. */
+  setPodMemory(namespace: string, pod: string, bytes: number | undefined): Promise<void>;
+  /**
+   * What a kubelet reports after the kernel OOM-killed `container` and it restarted: kwok's `e2e-oom-kill`
+   * Stage (OOM_KILL_STAGE) fires once on the annotation this writes. Resolves with the container's status
+   * once it shows lastState.terminated OOMKilled (exit 137), restartCount + 1 and running again.
+   */
+  oomKill(namespace: string, pod: string, container: string, opts?: { timeoutMs?: number }): Promise<KwokContainerStatus>;
   /** PodMetrics LIST requests metrics-server answered so far (its own apiserver_request_total). */
   podMetricsRequests(): Promise<number>;
   processes(): ManagedProcess[];
@@ -59,6 +68,96 @@ export interface KwokStack {
 }
 
 export const USAGE_CPU_ANNOTATION = 'kwok.x-k8s.io/usage-cpu';
+export const USAGE_MEMORY_ANNOTATION = 'kwok.x-k8s.io/usage-memory';
+/** Trigger of OOM_KILL_STAGE: the name of the container to OOM-kill; the Stage removes it when it fires. */
+export const OOM_KILL_ANNOTATION = 'e2e.ehpa-adapter.io/oom-kill';
+
+export interface KwokContainerStatus {
+  name: string;
+  restartCount: number;
+  state?: { running?: { startedAt?: string }; terminated?: Record<string, unknown> };
+  lastState?: { terminated?: { reason?: string; exitCode?: number; startedAt?: string; finishedAt?: string } };
+}
+
+/**
+ * Our Stage (sigs.k8s.io/kwok v0.8.0 pkg/apis/v1alpha1/stage_types.go): a kubelet's view of a container the
+ * kernel OOM-killed and the kubelet restarted. It matches only a pod that carries OOM_KILL_ANNOTATION, is
+ * not being deleted, not a Job's (kwok's pod-complete matches those: among several matching Stages kwok
+ * picks one at random, pkg/utils/lifecycle/lifecycle.go Match) and whose named container is running; so
+ * kwok's own stages and every pod without the annotation are untouched. Steps run in order from the pod
+ * as matched (pkg/utils/lifecycle/next.go doStageSteps):
+ *  1. a merge patch on the pod removing the annotation, first, so no later event of this pod matches again;
+ *  2. a JSON patch on `status` of that one container: `test` that restartCount is still the matched value (a
+ *     second job queued from an older event then fails with 422 and kwok does not retry it,
+ *     pkg/kwok/controllers/utils.go shouldRetry, instead of counting a second restart), lastState.terminated
+ *     OOMKilled / exit 137 from the run's start to now, restartCount + 1 (sprig `add1`; kwok's renderer
+ *     decodes numbers as json.Number, which sprig's cast reads), running again since now (kwok's `Now`,
+ *     `Quote`: pkg/utils/gotpl/funcs.go).
+ */
+export const OOM_KILL_STAGE = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: e2e-oom-kill
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - jq:
+        key: '.metadata.annotations["${OOM_KILL_ANNOTATION}"]'
+        operator: Exists
+    - jq:
+        key: '.metadata.deletionTimestamp'
+        operator: DoesNotExist
+    - jq:
+        key: '.status.phase'
+        operator: In
+        values: [Running]
+    - jq:
+        key: '.metadata.ownerReferences[].kind'
+        operator: NotIn
+        values: [Job]
+    - jq:
+        key: '.metadata.annotations["${OOM_KILL_ANNOTATION}"] as $c | .status.containerStatuses[] | select(.name == $c) | .state.running.startedAt'
+        operator: Exists
+  steps:
+  - patch:
+      type: merge
+      template: |
+        metadata:
+          annotations:
+            "${OOM_KILL_ANNOTATION}": null
+  - patch:
+      type: json
+      subresource: status
+      template: |
+        {{ $c := index .metadata.annotations "${OOM_KILL_ANNOTATION}" }}
+        {{ $now := Now }}
+        {{ range $i, $s := .status.containerStatuses }}
+        {{ if eq $s.name $c }}
+        - op: test
+          path: "/status/containerStatuses/{{ $i }}/restartCount"
+          value: {{ $s.restartCount }}
+        - op: add
+          path: "/status/containerStatuses/{{ $i }}/lastState"
+          value:
+            terminated:
+              exitCode: 137
+              reason: OOMKilled
+              startedAt: {{ $s.state.running.startedAt | Quote }}
+              finishedAt: {{ $now | Quote }}
+        - op: replace
+          path: "/status/containerStatuses/{{ $i }}/restartCount"
+          value: {{ add1 $s.restartCount }}
+        - op: replace
+          path: "/status/containerStatuses/{{ $i }}/state"
+          value:
+            running:
+              startedAt: {{ $now | Quote }}
+        {{ end }}
+        {{ end }}
+`;
 
 const STAGE_FILES = ['node-initialize.yaml', 'node-heartbeat.yaml', 'pod-ready.yaml', 'pod-complete.yaml', 'pod-delete.yaml', 'usage-from-annotation.yaml'];
 
@@ -75,7 +174,7 @@ async function kwokConfig(configDir: string, nodeName: string): Promise<string> 
     'apiVersion: config.kwok.x-k8s.io/v1alpha1', 'kind: KwokConfiguration', 'options:', '  enableCRDs: []', '  nodeLeaseDurationSeconds: 0',
     '  podPlayStageParallelism: 4', '  nodePlayStageParallelism: 4', '  nodeLeaseParallelism: 4', '  podsOnNodeSyncParallelism: 4',
   ].join('\n');
-  return [options, ...docs, metric].map((d) => d.trim()).join('\n---\n') + '\n';
+  return [options, ...docs, OOM_KILL_STAGE, metric].map((d) => d.trim()).join('\n---\n') + '\n';
 }
 
 function nodeObject(name: string) {
@@ -147,14 +246,41 @@ export async function startKwokStack(cfg: KwokStackConfig, bins: KwokBinaries): 
     await registerResourceMetricsApi(cfg.admin, metricsServerPort);
     await waitResourceMetricsAvailable(cfg.admin, 120_000);
 
+    const annotateUsage = async (namespace: string, pod: string, key: string, value: string | null) => {
+      const r = await cfg.admin.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${pod}`, {
+        body: { metadata: { annotations: { [key]: value } } }, contentType: 'application/merge-patch+json',
+      });
+      if (r.status !== 200 && r.status !== 404) throw new Error(`annotate pod ${namespace}/${pod}: ${r.status} ${r.body.slice(0, 300)}`);
+    };
+
     return {
       nodeNames, metricsServerPort,
-      async setPodCpu(namespace, pod, milli) {
-        const value = milli === undefined ? null : `${Math.max(0, Math.round(milli))}m`;
-        const r = await cfg.admin.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${pod}`, {
-          body: { metadata: { annotations: { [USAGE_CPU_ANNOTATION]: value } } }, contentType: 'application/merge-patch+json',
+      setPodCpu: (namespace, pod, milli) => annotateUsage(namespace, pod, USAGE_CPU_ANNOTATION, milli === undefined ? null : `${Math.max(0, Math.round(milli))}m`),
+      setPodMemory: (namespace, pod, bytes) => annotateUsage(namespace, pod, USAGE_MEMORY_ANNOTATION, bytes === undefined ? null : `${Math.max(0, Math.round(bytes))}`),
+      async oomKill(namespace, pod, container, o = {}) {
+        type Pod = {
+          metadata: { annotations?: Record<string, string> };
+          spec: { containers: { name: string }[] };
+          status?: { containerStatuses?: KwokContainerStatus[] };
+        };
+        const path = `/api/v1/namespaces/${namespace}/pods/${pod}`;
+        const before = await cfg.admin.getJson<Pod>(path);
+        if (!before.spec.containers.some((c) => c.name === container)) throw new Error(`${namespace}/${pod} has no container ${container}`);
+        if (before.metadata.annotations?.[OOM_KILL_ANNOTATION] !== undefined) throw new Error(`${namespace}/${pod}: an OOM kill is already pending`);
+        // kwok's pod-ready writes restartCount 0; a pod not Running yet gets OOM-killed once it is.
+        const restarts = before.status?.containerStatuses?.find((c) => c.name === container)?.restartCount ?? 0;
+        const r = await cfg.admin.request('PATCH', path, {
+          body: { metadata: { annotations: { [OOM_KILL_ANNOTATION]: container } } }, contentType: 'application/merge-patch+json',
         });
-        if (r.status !== 200 && r.status !== 404) throw new Error(`annotate pod ${namespace}/${pod}: ${r.status} ${r.body.slice(0, 300)}`);
+        if (r.status !== 200) throw new Error(`annotate pod ${namespace}/${pod}: ${r.status} ${r.body.slice(0, 300)}`);
+        let status: KwokContainerStatus | undefined;
+        await waitFor(`kwok's e2e-oom-kill stage on ${namespace}/${pod} container ${container} (restartCount ${restarts} -> ${restarts + 1}; see the kwok logs)`, async () => {
+          const p = await cfg.admin.getJson<Pod>(path);
+          status = p.status?.containerStatuses?.find((c) => c.name === container);
+          return p.metadata.annotations?.[OOM_KILL_ANNOTATION] === undefined && status?.restartCount === restarts + 1
+            && status.lastState?.terminated?.reason === 'OOMKilled' && !!status.state?.running;
+        }, { timeoutMs: o.timeoutMs ?? 60_000, intervalMs: 200 });
+        return status!;
       },
       async podMetricsRequests() {
         // metrics-server authenticates the admin client certificate (system:masters) like kube-apiserver does.
