@@ -95,7 +95,15 @@ const predictionWindowSeconds = (extra = {}) => int32({ minimum: BOUNDS.predicti
 
 const ehpaSpec = boundEverything(obj(
   {
-    scaleTargetRef: crossVersionObjectReference(),
+    // The same bounds the controller applies (src/ehpa/validation.ts), so admission and run time agree.
+    scaleTargetRef: obj(
+      {
+        apiVersion: str({ maxLength: BOUNDS.apiVersionLength }),
+        kind: str({ maxLength: BOUNDS.kindLength }),
+        name: str({ maxLength: BOUNDS.nameLength }),
+      },
+      ['kind', 'name'],
+    ),
     minReplicas: int32({ default: 1, minimum: 0 }),
     maxReplicas: int32({ minimum: 1 }),
     scaleStrategy: str({ default: 'Auto', enum: ['Auto', 'Preview'] }),

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { CRDS, renderCrd } from '../../../scripts/gen-crds.ts';
+import { BOUNDS } from '../../../src/api/bounds.ts';
 
 const dir = new URL('../../../crds/', import.meta.url);
 
@@ -24,6 +25,19 @@ describe('crds/', () => {
     expect(spec['x-kubernetes-validations'][0].rule).to.contain('self.minReplicas <= self.maxReplicas');
     expect(v.subresources).to.deep.equal({ status: {} });
     expect(v.additionalPrinterColumns.map((p: { name: string }) => p.name)).to.deep.equal(['STRATEGY', 'MINPODS', 'MAXPODS', 'SPECIFICPODS', 'REPLICAS', 'AGE']);
+  });
+
+  it('the EHPA scaleTargetRef and the TSP targetRef carry the bounds the controllers apply (src/api/bounds.ts)', () => {
+    const props = (file: string, ...path: string[]) => {
+      let o = parse(readFileSync(new URL(file, dir), 'utf8')).spec.versions[0].schema.openAPIV3Schema.properties.spec;
+      for (const p of path) o = o.properties[p];
+      return o.properties as Record<string, { maxLength?: number }>;
+    };
+    for (const ref of [props('autoscaling.crane.io_effectivehorizontalpodautoscalers.yaml', 'scaleTargetRef'), props('prediction.crane.io_timeseriespredictions.yaml', 'targetRef')]) {
+      expect(ref.kind?.maxLength).to.equal(BOUNDS.kindLength);
+      expect(ref.name?.maxLength).to.equal(BOUNDS.nameLength);
+      expect(ref.apiVersion?.maxLength).to.equal(BOUNDS.apiVersionLength);
+    }
   });
 
   it('Substitute has the scale subresource paths Crane uses', () => {
