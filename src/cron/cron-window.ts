@@ -38,11 +38,29 @@ export interface CronWindowSpec {
 // request. Zone names are few; the answers are kept (bounded like the caches below).
 const zoneValid = new Map<string, boolean>();
 
-/** True when `name` is an IANA zone Node's own database knows (answers cached). */
+// Zone names are case-sensitive in Go (time.LoadLocation opens a file under zoneinfo, and Linux file names are
+// case-sensitive), but ICU matches them without case: "asia/shanghai" and "utc" would run in Shanghai and UTC
+// here while Crane's webhook refuses them. Every name ICU lists, and the non-geographic names it resolves
+// without listing, is kept in its one correct spelling; a name that differs from one of those only in case is
+// refused. (An alias ICU neither lists nor spells for us, e.g. "us/eastern" for "US/Eastern", still passes.)
+let caseForms: Map<string, string> | undefined;
+function correctSpelling(name: string): string | undefined {
+  if (!caseForms) {
+    const etc = ['GMT', 'UTC', 'UCT', 'Universal', 'Zulu', 'Greenwich', 'GMT0', 'GMT+0', 'GMT-0'];
+    for (let h = 1; h <= 14; h++) etc.push(`GMT-${h}`);
+    for (let h = 1; h <= 12; h++) etc.push(`GMT+${h}`);
+    const names = [...Intl.supportedValuesOf('timeZone'), ...etc, ...etc.map((e) => `Etc/${e}`),
+      'EST', 'MST', 'HST', 'EST5EDT', 'CST6CDT', 'MST7MDT', 'PST8PDT', 'CET', 'EET', 'MET', 'WET'];
+    caseForms = new Map(names.map((n) => [n.toLowerCase(), n]));
+  }
+  return caseForms.get(name.toLowerCase());
+}
+
+/** True when `name` is an IANA zone Node's own database knows, spelled as Go needs it (answers cached). */
 export function isIanaZone(name: string): boolean {
   let valid = zoneValid.get(name);
   if (valid === undefined) {
-    valid = IANAZone.isValidZone(name);
+    valid = IANAZone.isValidZone(name) && (correctSpelling(name) ?? name) === name;
     if (zoneValid.size >= 1_000) zoneValid.clear();
     zoneValid.set(name, valid);
   }
