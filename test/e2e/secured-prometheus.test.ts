@@ -6,9 +6,10 @@
 // - a bearer-token reverse proxy in front of the harness Prometheus (Prometheus 2.42's web config has no
 //   bearer auth; Thanos, Mimir and the OpenShift querier sit behind such a proxy).
 // `serve` reaches them only through the CA, user/password file and token file flags. The TSP becomes Ready,
-// the VPA recommender loads its start-up history through the same flags, a wrong credential gives a
-// condition (TSP) or a log line (VPA history) naming the 401 within a reconcile (no hang), a rotated token
-// file is picked up without a restart, and no secret appears in any status, event, log line or file of the
+// the VPA recommender loads its start-up history through the same flags and recommends from it, a wrong
+// credential gives a condition naming the 401 within a reconcile (no hang): the TSP's Ready=False, and for
+// the VPA's history FetchingHistory=False with a Warning event (beside the log line); a rotated token file
+// is picked up without a restart, and no secret appears in any status, event, log line or file of the
 // repository. Every secret is made at run time (secured-prometheus-helpers.ts), so none is committed.
 import { expect } from 'chai';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ import { createDeployment, createNamespace, podsOf, REPO_ROOT, waitFor, type Ada
 import { freePort } from './harness/ports.ts';
 import { startProcess, type ManagedProcess } from './harness/processes.ts';
 import { CRANE_TRACES, useCluster } from './helpers.ts';
-import { installForServe, post, startServe, tspPath, waitObj, type Obj } from './scenario-helpers.ts';
+import { condition, installForServe, post, startServe, tspPath, waitObj, type Obj } from './scenario-helpers.ts';
 import { allLogs, bcryptHash, gitGrepFiles, logRecords, randomSecret, startBearerProxy, type BearerProxy } from './secured-prometheus-helpers.ts';
 import { issueCertificate } from '../../src/adapter/cert-factory.ts';
 
@@ -38,6 +39,7 @@ const SECRETS = [
 // (scenario 5's figure, test/e2e/vpa-recommender.test.ts); the live "cache" pods export no usage, so a
 // recommendation near 400 MB can only come from the history read through the secured Prometheus.
 const VPA_PATH = `/apis/autoscaling.k8s.io/v1/namespaces/${NS}/verticalpodautoscalers`;
+const CP_PATH = `/apis/autoscaling.k8s.io/v1/namespaces/${NS}/verticalpodautoscalercheckpoints`;
 const HISTORY_MEMORY = 400e6;
 
 const ready = (o: Obj | undefined) => o?.status?.conditions?.find((c) => c.type === 'Ready');
@@ -189,6 +191,11 @@ describe('e2e: a secured Prometheus (TLS + basic auth, TLS + bearer token)', fun
   it('with a wrong password: the TSP condition names the refusal within a reconcile', async () => {
     const c = env.cluster;
     await serve?.stop();
+    // The first serve checkpointed the VPA; without its checkpoint (as for a VPA new since the last run)
+    // the next term needs the history, so a refused load matters to this VPA and must show on it.
+    const cps = await c.admin.getJson<{ items: { metadata: { name: string } }[] }>(CP_PATH);
+    expect(cps.items.map((i) => i.metadata.name)).to.include('cache-app');
+    for (const cp of cps.items) expect((await c.admin.request('DELETE', `${CP_PATH}/${cp.metadata.name}`)).status).to.equal(200);
     const started = (wrongPasswordServeStarted = Date.now());
     serve = await startServe(c, 'serve-wrong-password', basicAuthFlags('wrong-password'));
     await post(c, tspPath(NS), tsp('refused'));
@@ -197,7 +204,7 @@ describe('e2e: a secured Prometheus (TLS + basic auth, TLS + bearer token)', fun
     console.log(`      refusal reported ${seconds(t0)} s after create (${seconds(started)} s after serve start): ${ready(t)?.message}`);
   });
 
-  it('with a wrong password: the VPA recommender logs the refused history load and goes on looping', async () => {
+  it('with a wrong password: the refused VPA history load is FetchingHistory=False and a Warning event on the VPA, and logged; the loop goes on', async () => {
     let warned: Record<string, unknown> | undefined;
     await waitFor('history refused', async () => (warned = logged('vpa-recommender: Prometheus history unavailable; starting without')[0]) !== undefined, { timeoutMs: 120_000 });
     // Logged by the first loop of the term, seconds after start: the 401 ends the load, no timeout does.
@@ -206,6 +213,25 @@ describe('e2e: a secured Prometheus (TLS + basic auth, TLS + bearer token)', fun
     expect(afterStartMs).to.be.lessThan(60_000);
     expect(warned!['err']).to.match(/prometheus at https:\/\/127\.0\.0\.1:\d+ refused the credentials: HTTP 401/);
     expect(logged('vpa-recommender: loaded Prometheus history')).to.have.length(0);
+    // On the object, as our TSPs report it: FetchingHistory=False naming the 401 (never the credential).
+    const c = env.cluster;
+    const v = await waitObj(c, `${VPA_PATH}/cache`, 'VPA cache FetchingHistory=False', (o) => condition(o, 'FetchingHistory')?.status === 'False', 60_000);
+    const fh = condition(v, 'FetchingHistory')!;
+    console.log(`      VPA condition: FetchingHistory=False ${fh.reason}: ${fh.message}`);
+    expect(fh.reason).to.equal('HistoryUnavailable');
+    expect(fh.message).to.match(/^Prometheus history could not be loaded when this recommender started: prometheus at https:\/\/127\.0\.0\.1:\d+ refused the credentials: HTTP 401\. /);
+    const setMs = Date.parse((fh as { lastTransitionTime?: string }).lastTransitionTime ?? '') - wrongPasswordServeStarted;
+    expect(setMs, 'condition set within a minute of serve start').to.be.lessThan(60_000);
+    // And the Warning event upstream VPA components use for problems with an object.
+    type Ev = { type: string; reason: string; message: string; involvedObject: { kind: string; name: string } };
+    let ev: Ev | undefined;
+    await waitFor('HistoryUnavailable event on VPA cache', async () => {
+      const l = await c.admin.getJson<{ items: Ev[] }>(`/api/v1/namespaces/${NS}/events`);
+      ev = l.items.find((e) => e.reason === 'HistoryUnavailable' && e.involvedObject.kind === 'VerticalPodAutoscaler' && e.involvedObject.name === 'cache');
+      return ev !== undefined;
+    }, { timeoutMs: 30_000 });
+    expect(ev!.type).to.equal('Warning');
+    expect(ev!.message).to.equal(fh.message);
     // Not stuck on it: the loop runs on after the failed load (it logs each run at debug).
     await waitFor('a recommender loop after the refusal', async () => logged('vpa-recommender loop done').length >= 2, { timeoutMs: 60_000 });
   });
@@ -225,7 +251,8 @@ describe('e2e: a secured Prometheus (TLS + basic auth, TLS + bearer token)', fun
     serve = await startServe(c, 'serve-bearer', bearerFlags());
     await post(c, tspPath(NS), tsp('bearer'));
     const t0 = Date.now();
-    const t = await waitObj(c, tspPath(NS, 'bearer'), 'TSP bearer refused', refused, 60_000);
+    // Seconds, not Prometheus' 3 m request timeout: the proxy's 401 ends the request at once.
+    const t = await waitObj(c, tspPath(NS, 'bearer'), 'TSP bearer refused', refused, 30_000);
     console.log(`      wrong token reported ${seconds(t0)} s after create: ${ready(t)?.message}`);
     expect(proxy!.refused).to.be.greaterThan(0);
     // The mounted token is replaced (as the kubelet does with a projected token): the next reconcile uses it.
@@ -265,6 +292,7 @@ describe('e2e: a secured Prometheus (TLS + basic auth, TLS + bearer token)', fun
     ].join('\n');
     // The scan reads what it should: the serve logs are there, with the refusals.
     expect(everything).to.contain('refused the credentials: HTTP 401');
+    expect(everything).to.contain('"reason":"HistoryUnavailable"'); // the VPA's condition and event are in it
     for (const secret of SECRETS) expect(everything, 'a secret leaked').to.not.contain(secret);
     // The grep reads the repository (a string this file holds is found), and none of the secrets is there.
     expect(gitGrepFiles(REPO_ROOT, ['prometheus-credentials-reread-interval'])).to.include('test/e2e/secured-prometheus.test.ts');

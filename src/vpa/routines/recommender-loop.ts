@@ -2,7 +2,9 @@
 // current usage and OOMs into the model; recommendation and conditions into each VPA's status (written
 // only when changed); checkpoints for as many VPAs as fit in the checkpoint budget, oldest first;
 // checkpoint and aggregate GC. The first run restores checkpoints and then loads Prometheus history for
-// the VPAs that had none. Every side effect goes through `RecommenderIO`, time through `now`.
+// the VPAs that had none; when that load fails (Prometheus refuses the credentials, is unreachable, ...),
+// those VPAs get a Warning event and FetchingHistory=False with the cause for the rest of the term, beside
+// the log line. Every side effect goes through `RecommenderIO`, time through `now`.
 import type { Logger } from 'pino';
 import { ClusterState, vpasInCheckpointOrder, type Labels, type VpaState } from '../model/cluster-state.ts';
 import type { VerticalPodAutoscalerCheckpointJSON } from '../model/checkpoint-json.ts';
@@ -12,7 +14,7 @@ import { ClusterFeeder, vpaKey, type PodHistory, type PodObject, type TargetSele
 import { checkpointObjects, containersByAggregate, loadCheckpoints, orphanedCheckpoints, type ContainersByAggregate } from '../checkpoint/checkpoints.ts';
 import { recommendForVpa, type RecommenderSettings } from './recommend-vpa.ts';
 import { cpuEhpaIndex, SPLIT_CONDITION, splitMessage, type EhpaForSplit } from './resource-split.ts';
-import { desiredVpaStatus, hasTrueCondition, statusChanged, type VpaStatusJSON } from './vpa-status.ts';
+import { desiredVpaStatus, hasTrueCondition, HISTORY_UNAVAILABLE_REASON, historyUnavailableMessage, statusChanged, type VpaStatusJSON } from './vpa-status.ts';
 
 /** Upstream's aggregateContainerStateGCInterval. */
 const AGGREGATE_GC_INTERVAL_MICROS = 3_600_000_000;
@@ -127,6 +129,8 @@ export class RecommenderLoop {
   readonly feeder: ClusterFeeder;
   private initialized = false;
   private lastCheckpointGcMs = -Infinity;
+  /** The failed start-up history load of this term: the message, and the VPAs it would have fed. */
+  private historyUnavailable: { message: string; vpas: Set<string> } | undefined;
 
   constructor(
     private readonly io: RecommenderIO,
@@ -198,6 +202,7 @@ export class RecommenderLoop {
       const state = this.cluster.vpas.get(vpaKey(ns, obj.metadata.name));
       if (!state) continue;
       const split = cpuEhpaFor(ns, obj.spec?.targetRef);
+      const noHistory = this.historyUnavailable?.vpas.has(vpaKey(ns, obj.metadata.name)) ? this.historyUnavailable.message : undefined;
       const status = run.timed(() => {
         const recs = recommendForVpa(state, this.o.settings, run.now, !!split);
         return desiredVpaStatus(obj.status as VpaStatusJSON | undefined, {
@@ -205,6 +210,7 @@ export class RecommenderLoop {
           podsMatched: state.podCount > 0,
           configUnsupported: target.unsupported,
           splitWithEhpa: split?.metadata.name,
+          historyUnavailable: noHistory,
           now: run.now,
         });
       });
@@ -285,7 +291,17 @@ export class RecommenderLoop {
       stats.historySamples = n.accepted;
       this.o.log?.info({ pods: histories.length, samples: n.accepted, rejected: n.rejected, skippedPods: n.untracked }, 'vpa-recommender: loaded Prometheus history');
     } catch (e) {
-      this.o.log?.warn({ err: (e as Error).message }, 'vpa-recommender: Prometheus history unavailable; starting without');
+      const cause = (e as Error).message;
+      this.o.log?.warn({ err: cause }, 'vpa-recommender: Prometheus history unavailable; starting without');
+      // Visible on the VPAs the history was for (those restored from a checkpoint did not need it).
+      const affected = vpas.filter(({ obj }) => !restored.has(vpaKey(obj.metadata.namespace, obj.metadata.name)));
+      if (affected.length === 0) return;
+      const message = historyUnavailableMessage(cause);
+      this.historyUnavailable = { message, vpas: new Set(affected.map(({ obj }) => vpaKey(obj.metadata.namespace, obj.metadata.name))) };
+      for (const { obj } of affected) {
+        this.io.event(obj, 'Warning', HISTORY_UNAVAILABLE_REASON, message);
+        stats.events++;
+      }
     }
   }
 

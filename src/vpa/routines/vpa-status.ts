@@ -1,7 +1,11 @@
 // The status the recommender wants on a VPA (upstream routines/recommender.go UpdateVPAs +
 // model/vpa.go UpdateConditions), computed from the observed status so condition transition times
 // survive restarts, and compared semantically so an unchanged status is never written. Pure.
+// One condition is ours, not upstream's: FetchingHistory=False (reason HistoryUnavailable) on a VPA whose
+// start-up Prometheus history could not be loaded (e.g. Prometheus refused the credentials), so the cause
+// is on the object and not only in the log (upstream defines FetchingHistory but never sets it).
 import { semanticEqual } from '../../kube/semantic-equal.ts';
+import { redactUrl } from '../../prometheus/client.ts';
 import { formatInstantSeconds, type Instant } from '../../gomath/go-time.ts';
 import { recommendationToJSON, type ContainerRecommendation, type ContainerRecommendationJSON } from '../logic/resource-list.ts';
 import { SPLIT_CONDITION, SPLIT_REASON, splitMessage } from './resource-split.ts';
@@ -28,10 +32,29 @@ export interface StatusInputs {
   configUnsupported?: string;
   /** Set while an EHPA scales the same target on CPU. */
   splitWithEhpa?: string;
+  /** Set when this VPA should have had start-up history and did not: the condition message
+   *  (historyUnavailableMessage). */
+  historyUnavailable?: string;
   now: Instant;
 }
 
 const NO_PODS = 'No pods match this VPA object';
+
+export const FETCHING_HISTORY_CONDITION = 'FetchingHistory';
+export const HISTORY_UNAVAILABLE_REASON = 'HistoryUnavailable';
+/** Characters of the cause kept in the message (an Event message may have at most 1024). */
+const MAX_CAUSE_CHARS = 600;
+
+/**
+ * The FetchingHistory message and Warning event text for a failed start-up history load. The cause is a
+ * PrometheusError text, which never carries a credential; URL credentials are stripped again here all the
+ * same, and the cause is cut to a length an Event accepts.
+ */
+export function historyUnavailableMessage(cause: string): string {
+  let c = redactUrl(cause);
+  if (c.length > MAX_CAUSE_CHARS) c = `${c.slice(0, MAX_CAUSE_CHARS)}…`;
+  return `Prometheus history could not be loaded when this recommender started: ${c}. Recommending from live usage only; the history is read again at the next start or change of leader`;
+}
 
 /** Conditions by type, starting from the observed ones; `set` keeps the transition time of an unchanged status. */
 class Conditions {
@@ -57,6 +80,10 @@ class Conditions {
     this.byType.delete(type);
   }
 
+  get(type: string): VpaConditionJSON | undefined {
+    return this.byType.get(type);
+  }
+
   list(): VpaConditionJSON[] {
     return [...this.byType.values()].sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
   }
@@ -74,6 +101,9 @@ export function desiredVpaStatus(observed: VpaStatusJSON | undefined, inp: Statu
   else conds.set('RecommendationProvided', false, 'NoPodsMatched', NO_PODS);
   if (inp.splitWithEhpa) conds.set(SPLIT_CONDITION, true, SPLIT_REASON, splitMessage(inp.splitWithEhpa));
   else conds.delete(SPLIT_CONDITION);
+  // Ours only: another writer's FetchingHistory (upstream's checkpoint writer reads True) is left alone.
+  if (inp.historyUnavailable) conds.set(FETCHING_HISTORY_CONDITION, false, HISTORY_UNAVAILABLE_REASON, inp.historyUnavailable);
+  else if (conds.get(FETCHING_HISTORY_CONDITION)?.reason === HISTORY_UNAVAILABLE_REASON) conds.delete(FETCHING_HISTORY_CONDITION);
   return { recommendation: recommendationToJSON(inp.recommendation), conditions: conds.list() };
 }
 

@@ -185,4 +185,41 @@ describe('vpa routines: recommender loop', () => {
     await loop.runOnce();
     expect(calls).to.equal(1);
   });
+
+  it('a refused history load is a Warning event and FetchingHistory=False on the VPAs it was for, not only a log line', async () => {
+    const { clock, io, live, attribute } = setup();
+    // "cached" is restored from a checkpoint (so it needs no history); "web" has none.
+    io.vpaList.push(vpaObj('cached', 'cached'));
+    io.podList.push(podObj('cached-1', { app: 'cached' }));
+    io.stored.set('ns/cached-app', { metadata: { name: 'cached-app', namespace: 'ns' }, spec: { vpaObjectName: 'cached', containerName: 'app' }, status: { lastUpdateTime: null, firstSampleStart: null, lastSampleStart: null, version: 'v3' } });
+    io.history = () => Promise.reject(new Error('prometheus at https://prom:9090 refused the credentials: HTTP 401'));
+    const logged: unknown[] = [];
+    const log = { info: () => undefined, warn: (o: unknown) => logged.push(o) } as unknown as LoopOptions['log'];
+    const loop = new RecommenderLoop(io, options(clock, { historyPodLabels: attribute, log }));
+    live();
+    const s1 = await loop.runOnce();
+    expect(logged).to.deep.equal([{ err: 'prometheus at https://prom:9090 refused the credentials: HTTP 401' }]);
+    expect(s1.events).to.equal(1);
+    expect(io.events).to.have.length(1);
+    expect(io.events[0]).to.include({ name: 'web', reason: 'HistoryUnavailable' });
+    expect(io.events[0]!.message).to.match(/^Prometheus history could not be loaded when this recommender started: prometheus at https:\/\/prom:9090 refused the credentials: HTTP 401\. /);
+    const cond = (name: string) => (io.vpaList.find((v) => v.metadata.name === name)!.status as { conditions: { type: string; status: string; reason?: string; message?: string }[] }).conditions.find((c) => c.type === 'FetchingHistory');
+    expect(cond('web')).to.include({ status: 'False', reason: 'HistoryUnavailable', message: io.events[0]!.message });
+    expect(cond('cached')).to.equal(undefined);
+    // The loop goes on from live usage, and the condition stays (no second event, no needless write).
+    expect(target(io)!['memory']).to.equal('250Mi');
+    clock.ms += 60_000;
+    const s2 = await loop.runOnce();
+    expect(s2).to.include({ events: 0, statusWrites: 0 });
+    expect(cond('web')).to.include({ status: 'False', reason: 'HistoryUnavailable' });
+    // The next term loads its history: the condition goes, the recommendation comes from the history.
+    io.history = async () => history(clock.ms);
+    io.stored.clear();
+    clock.ms += 60_000;
+    live();
+    const next = await new RecommenderLoop(io, options(clock, { historyPodLabels: attribute })).runOnce();
+    expect(next.historySamples).to.equal(96);
+    expect(cond('web')).to.equal(undefined);
+    expect(Number(target(io)!['memory'])).to.be.within(400e6 * 1.15, 400e6 * 1.05 * 1.15);
+  });
 });

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Quantity } from '../../../../src/quantity/index.ts';
 import { parseInstant } from '../../../../src/gomath/go-time.ts';
 import type { ContainerRecommendation } from '../../../../src/vpa/logic/resource-list.ts';
-import { desiredVpaStatus, hasTrueCondition, statusChanged, type VpaStatusJSON } from '../../../../src/vpa/routines/vpa-status.ts';
+import { desiredVpaStatus, hasTrueCondition, historyUnavailableMessage, statusChanged, type VpaStatusJSON } from '../../../../src/vpa/routines/vpa-status.ts';
 
 const T0 = parseInstant('2026-11-22T09:00:00Z');
 const T1 = parseInstant('2026-11-22T09:05:30.5Z');
@@ -67,5 +67,34 @@ describe('vpa routines: desired VPA status', () => {
     expect(statusChanged(stored, desiredVpaStatus(stored, { recommendation: [rec('1048576000')], podsMatched: true, now: T1 }))).to.equal(false);
     expect(statusChanged(stored, desiredVpaStatus(stored, { recommendation: [rec('1001Mi')], podsMatched: true, now: T1 }))).to.equal(true);
     expect(statusChanged(undefined, s)).to.equal(true);
+  });
+
+  it('a failed history load is FetchingHistory=False (HistoryUnavailable) with the cause; only our condition is removed after', () => {
+    const message = historyUnavailableMessage('prometheus at https://prom.example:9090 refused the credentials: HTTP 401');
+    expect(message).to.equal(
+      'Prometheus history could not be loaded when this recommender started: prometheus at https://prom.example:9090 refused the credentials: HTTP 401. ' +
+        'Recommending from live usage only; the history is read again at the next start or change of leader',
+    );
+    const s = desiredVpaStatus(undefined, { recommendation: [rec('1Gi')], podsMatched: true, historyUnavailable: message, now: T0 });
+    expect(s.conditions).to.deep.equal([
+      { type: 'FetchingHistory', status: 'False', reason: 'HistoryUnavailable', message, lastTransitionTime: '2026-11-22T09:00:00Z' },
+      { type: 'RecommendationProvided', status: 'True', lastTransitionTime: '2026-11-22T09:00:00Z' },
+    ]);
+    // Held with its transition time while the term lasts; unchanged, so nothing to write.
+    const held = desiredVpaStatus(s, { recommendation: [rec('1Gi')], podsMatched: true, historyUnavailable: message, now: T1 });
+    expect(held.conditions![0]!.lastTransitionTime).to.equal('2026-11-22T09:00:00Z');
+    expect(statusChanged(s, held)).to.equal(false);
+    // A later term that loaded its history (or did not need it) removes it...
+    expect(desiredVpaStatus(s, { recommendation: [rec('1Gi')], podsMatched: true, now: T1 }).conditions!.map((c) => c.type)).to.deep.equal(['RecommendationProvided']);
+    // ...but not a FetchingHistory someone else wrote (upstream's checkpoint writer skips a VPA while it is True).
+    const theirs: VpaStatusJSON = { conditions: [{ type: 'FetchingHistory', status: 'True', lastTransitionTime: '2026-11-20T00:00:00Z' }] };
+    expect(desiredVpaStatus(theirs, { recommendation: [rec('1Gi')], podsMatched: true, now: T1 }).conditions!.map((c) => `${c.type}=${c.status}`)).to.deep.equal(['FetchingHistory=True', 'RecommendationProvided=True']);
+  });
+
+  it('the history message strips URL credentials and stays short enough for an Event', () => {
+    const m = historyUnavailableMessage(`prometheus unreachable at https://user:s3cret@prom:9090: ${'x'.repeat(5000)}`);
+    expect(m).to.not.contain('s3cret');
+    expect(m).to.contain('unreachable at https://prom:9090');
+    expect(m.length).to.be.lessThan(1024);
   });
 });
