@@ -81,8 +81,14 @@ export function resolveCronZone(timezone: string | undefined, localZone: string,
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
-/** robfig's Next gives up after five years; so do we. */
-const MAX_DAYS = 5 * 366;
+/**
+ * How many days a window scan looks back for the latest start, or ahead for the next start or end: the longest
+ * gap between two days a cron can match is 2,922 days, 2096-02-29 to 2104-02-29 (2100 is no leap year). A cron
+ * that matches at all is found (compile refuses the others). robfig's Next has its own limit (nextAfter).
+ */
+const WINDOW_DAYS = 8 * 366 + 2;
+/** Offsets lie within ±15 h: a local day begins less than 15 h before its naive-UTC midnight. */
+const OFFSET_SPAN = 15 * 60 * MINUTE;
 
 interface Compiled extends StandardCron {
   offsetMin: (ms: number) => number;
@@ -131,10 +137,13 @@ function dayMatches(c: Compiled, dayUtc: number): boolean {
   return c.dayRule === 'and' ? dom && dow : dom || dow;
 }
 
-/** Occurrence instants on one local day, ascending (every one computed only on DST-change days). */
+/** Occurrence instants on one local day, ascending (every one computed only near DST changes). */
 function* occurrencesOnDay(c: Compiled, dayUtc: number, descending: boolean): Generator<number> {
-  const o0 = c.offsetMin(dayUtc - c.offsetMin(dayUtc) * MINUTE);
-  const o1 = c.offsetMin(dayUtc + DAY - c.offsetMin(dayUtc + DAY) * MINUTE);
+  // The offset before the day surely began, and at the day's last instant if that offset held: equal when no
+  // change falls within the day. (Reading the offset at the day's naive start missed a change at local midnight
+  // west of UTC, e.g. Havana's 00:00 CST → 01:00 CDT, and put 00:30 on the evening before.)
+  const o0 = c.offsetMin(dayUtc - OFFSET_SPAN);
+  const o1 = c.offsetMin(dayUtc + DAY - o0 * MINUTE - 1);
   const hours = descending ? [...c.hours].reverse() : c.hours;
   const minutes = descending ? [...c.minutes].reverse() : c.minutes;
   if (o0 === o1) {
@@ -155,7 +164,7 @@ function localDay(c: Compiled, ms: number): number {
 
 function latestAtOrBefore(c: Compiled, nowMs: number): number | undefined {
   const today = localDay(c, nowMs);
-  for (let k = -1; k <= MAX_DAYS; k++) {
+  for (let k = -1; k <= WINDOW_DAYS; k++) {
     const day = today - k * DAY;
     if (!dayMatches(c, day)) continue;
     for (const t of occurrencesOnDay(c, day, true)) if (t <= nowMs) return t;
@@ -163,14 +172,38 @@ function latestAtOrBefore(c: Compiled, nowMs: number): number | undefined {
   return undefined;
 }
 
-function firstAtOrAfter(c: Compiled, fromMs: number): number | undefined {
+/** The first occurrence at or after `fromMs` on a local day before `endDay` (a naive-UTC midnight; default: WINDOW_DAYS on). */
+function firstAtOrAfter(c: Compiled, fromMs: number, endDay?: number): number | undefined {
   const first = localDay(c, fromMs);
-  for (let k = -1; k <= MAX_DAYS; k++) {
-    const day = first + k * DAY;
+  const stop = endDay ?? first + (WINDOW_DAYS + 1) * DAY;
+  for (let day = first - DAY; day < stop; day += DAY) {
     if (!dayMatches(c, day)) continue;
     for (const t of occurrencesOnDay(c, day, false)) if (t >= fromMs) return t;
   }
   return undefined;
+}
+
+const DAYS_IN_MONTH = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Whether a calendar schedule has any occurrence: a minute, an hour, and a date its day rule accepts. Every
+ * month-day (February 29 included) falls on each weekday in turn, and the `and` rule always has one field
+ * whole (robfig's star flag comes only with `*`/`?` at step 1), so a date it accepts recurs within
+ * WINDOW_DAYS. Constant cost, whatever the schedule.
+ */
+function everMatches(c: StandardCron): boolean {
+  if (c.minutes.length === 0 || c.hours.length === 0) return false;
+  for (let m = 1; m <= 12; m++) {
+    if (!c.months[m]) continue;
+    for (let d = 1; d <= (DAYS_IN_MONTH[m] as number); d++) {
+      for (let w = 0; w <= 6; w++) {
+        const dom = c.daysOfMonth[d] === true;
+        const dow = c.daysOfWeek[w] === true;
+        if (c.dayRule === 'and' ? dom && dow : dom || dow) return true;
+      }
+    }
+  }
+  return false;
 }
 
 // Parsing is the expensive part and cron texts rarely change: keep the compiled form per (text, zone).
@@ -192,8 +225,9 @@ function compile(text: string | undefined, which: 'start' | 'end', zone: string)
   // robfig: a `TZ=` prefix names the zone (an empty one is UTC); "Local" there is the process zone.
   const boundaryZone = parsed.zone === undefined ? zone : resolveCronZone(parsed.zone, zone);
   const compiled: Compiled = { ...parsed, offsetMin: offsetFunction(boundaryZone), identity: scheduleIdentity(parsed, boundaryZone) };
-  // A day-of-month that no month has (Feb 30) never matches: say so once instead of scanning each request.
-  if (parsed.everyMs === undefined && (firstAtOrAfter(compiled, Date.UTC(2000, 0, 1)) === undefined || firstAtOrAfter(compiled, Date.UTC(2030, 0, 1)) === undefined)) {
+  // A day-of-month that no month has (Feb 30), or an empty field (`,`), never matches: say so once instead of
+  // scanning each request.
+  if (parsed.everyMs === undefined && !everMatches(parsed)) {
     throw new CronWindowError(`cron ${which} "${text}" never matches a date`);
   }
   if (compiledCache.size >= CACHE_LIMIT) compiledCache.clear();
@@ -244,14 +278,21 @@ interface WindowState {
 
 // The cron metric asks about every cron of an EHPA on each request (every 15 s per HPA); the answer only
 // changes when a window opens or closes, which the scan that answers it also finds. Keeping that span
-// makes a request O(1) per cron instead of a scan of up to five years of days (a Feb-29 cron in a DST
+// makes a request O(1) per cron instead of a scan of up to eight years of days (a Feb-29 cron in a DST
 // zone cost ~0.5 ms per request).
 const stateCache = new Map<string, WindowState>();
 
-/** robfig's `Schedule.Next(t)`: the first occurrence strictly after `nowMs`, at whole-second granularity. */
+/**
+ * robfig's `Schedule.Next(t)`: the first occurrence strictly after `nowMs`, at whole-second granularity.
+ * SpecSchedule.Next (spec.go) starts at t's next whole second and gives up when a wrap takes it past the
+ * year `yearLimit = t.Year() + 5` in the schedule's zone: an occurrence up to December 31 of that year counts.
+ */
 function nextAfter(c: Compiled, nowMs: number): number | undefined {
   const second = Math.floor(nowMs / 1000) * 1000;
-  return c.everyMs !== undefined ? second + c.everyMs : firstAtOrAfter(c, second + 1000);
+  if (c.everyMs !== undefined) return second + c.everyMs;
+  const from = second + 1000;
+  const yearLimit = new Date(localDay(c, from)).getUTCFullYear() + 5;
+  return firstAtOrAfter(c, from, Date.UTC(yearLimit + 1, 0, 1));
 }
 
 function windowState(start: Compiled, end: Compiled, nowMs: number): WindowState {
@@ -299,7 +340,8 @@ export function cronWindowActive(cron: CronWindowSpec, nowMs: number, localZone:
 
 /**
  * robfig's `Schedule.Next(t)` for one expression in `zone`: the first occurrence strictly after `afterMs` at
- * whole-second granularity, or undefined past five years. Exposed for the differential test against robfig.
+ * whole-second granularity, or undefined where robfig gives up (nothing by the end of the year five years on).
+ * Exposed for the differential test against robfig.
  */
 export function nextCronOccurrence(expression: string, afterMs: number, zone: string): number | undefined {
   return nextAfter(compile(expression, 'start', zone), afterMs);

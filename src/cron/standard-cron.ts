@@ -4,8 +4,14 @@
 // The npm cron parsers accept a superset of it (seconds, L, #, H, 7 = Sunday), so we parse robfig's grammar here into
 // value sets, including robfig's day rule: if day-of-month or day-of-week carries the star flag (`*`/`?`
 // without a step > 1) a day must match both, otherwise either.
-
-import { parseGoDurationSeconds } from '../gomath/go-time.ts';
+// robfig's grammar follows from the Go functions it calls, and so does ours (each is one left-to-right pass):
+//   - blanks are Go's unicode.IsSpace (strings.Fields, strings.TrimSpace): U+0085 is one, U+FEFF is not;
+//   - list items are split with strings.FieldsFunc, which drops empty items (`1,,2` is {1,2}; `,` is no value);
+//   - numbers go through strconv.Atoi: an optional sign, decimal digits, at most 1<<63-1 (a larger step is
+//     refused; `-` never reaches a value, getRange splits on it first, but a step `-5` is refused as negative);
+//   - a range whose first half is `*` or `?` is the whole field with the star flag, whatever follows the `-`;
+//   - names are compared after strings.ToLower, which maps U+0130 (İ) to a plain `i`;
+//   - `@every` durations are time.ParseDuration's, exact to the nanosecond (at most 1<<63-1 ns, or -1<<63).
 
 export class CronSyntaxError extends Error {
   override name = 'CronSyntaxError';
@@ -55,20 +61,140 @@ export interface StandardCron {
   everyMs?: number;
 }
 
-/** robfig v3.0.1 `Every(d)`: at least one second, truncated to whole seconds. Go's ParseDuration syntax. */
-function everyDelayMs(text: string): number {
-  const seconds = parseGoDurationSeconds(text);
-  // Go's ParseDuration refuses what does not fit an int64 of nanoseconds.
-  if (Math.abs(seconds) * 1e9 > 2 ** 63) throw new CronSyntaxError(`time: invalid duration "${text}"`);
-  return seconds < 1 ? 1000 : Math.floor(seconds) * 1000;
+// Go's unicode.IsSpace: what strings.Fields splits on and strings.TrimSpace trims. JS `\s` differs in two
+// characters: it lacks U+0085 (NEL) and adds U+FEFF (BOM).
+const GO_SPACE = '\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const GO_SPACE_CHAR = new RegExp(`[${GO_SPACE}]`);
+const GO_SPACE_RUN = new RegExp(`[${GO_SPACE}]+`);
+
+/** strings.Fields: the non-empty runs between Go blanks. */
+function goFields(text: string): string[] {
+  return text.split(GO_SPACE_RUN).filter((p) => p !== '');
 }
 
+/** strings.TrimSpace with Go's blanks (index loops: an end-anchored regex would rescan each inner run). */
+function goTrimSpace(text: string): string {
+  let from = 0;
+  let to = text.length;
+  while (from < to && GO_SPACE_CHAR.test(text[from] as string)) from++;
+  while (to > from && GO_SPACE_CHAR.test(text[to - 1] as string)) to--;
+  return text.slice(from, to);
+}
+
+const TWO_63 = 1n << 63n;
+const NS_PER_UNIT = new Map<string, bigint>([
+  ['ns', 1n], ['us', 1_000n], ['µs', 1_000n], ['μs', 1_000n], ['ms', 1_000_000n],
+  ['s', 1_000_000_000n], ['m', 60_000_000_000n], ['h', 3_600_000_000_000n],
+]);
+
+function isDigitAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c >= 48 && c <= 57;
+}
+
+/**
+ * Go's time.ParseDuration in nanoseconds, step for step (time/format.go): integer parts accumulate in a
+ * uint64 that must stay <= 1<<63, a fraction adds uint64(float64(f) * (float64(unit) / scale)), and the
+ * total must be <= 1<<63-1, or exactly 1<<63 when negative. One pass; BigInt values never pass 2^64.
+ */
+function goParseDurationNs(text: string): bigint {
+  const fail = (what = 'invalid duration') => new CronSyntaxError(`time: ${what} "${text}"`);
+  let i = 0;
+  let negative = false;
+  if (text[0] === '-' || text[0] === '+') {
+    negative = text[0] === '-';
+    i = 1;
+  }
+  if (text.length - i === 1 && text[i] === '0') return 0n;
+  if (i === text.length) throw fail();
+  let total = 0n;
+  while (i < text.length) {
+    if (!(text[i] === '.' || isDigitAt(text, i))) throw fail();
+    // leadingInt: overflow is an error.
+    const intStart = i;
+    let v = 0n;
+    for (; i < text.length && isDigitAt(text, i); i++) {
+      if (v > TWO_63 / 10n) throw fail();
+      v = v * 10n + BigInt(text.charCodeAt(i) - 48);
+      if (v > TWO_63) throw fail();
+    }
+    const pre = i > intStart;
+    // leadingFraction: overflow only stops the accumulation.
+    let f = 0n;
+    let scale = 1;
+    let post = false;
+    if (text[i] === '.') {
+      i++;
+      const fracStart = i;
+      let overflow = false;
+      for (; i < text.length && isDigitAt(text, i); i++) {
+        if (overflow) continue;
+        if (f > (TWO_63 - 1n) / 10n) {
+          overflow = true;
+          continue;
+        }
+        const y = f * 10n + BigInt(text.charCodeAt(i) - 48);
+        if (y > TWO_63) {
+          overflow = true;
+          continue;
+        }
+        f = y;
+        scale *= 10;
+      }
+      post = i > fracStart;
+    }
+    if (!pre && !post) throw fail();
+    const unitStart = i;
+    while (i < text.length && text[i] !== '.' && !isDigitAt(text, i)) i++;
+    if (i === unitStart) throw fail('missing unit in duration');
+    const unitText = text.slice(unitStart, i);
+    const unit = NS_PER_UNIT.get(unitText);
+    if (unit === undefined) throw fail(`unknown unit "${unitText}" in duration`);
+    if (v > TWO_63 / unit) throw fail();
+    v *= unit;
+    if (f > 0n) {
+      // Go converts f to float64 (round to nearest even, as Number(bigint) does) and truncates the product.
+      v += BigInt(Math.trunc(Number(f) * (Number(unit) / scale)));
+      if (v > TWO_63) throw fail();
+    }
+    total += v;
+    if (total > TWO_63) throw fail();
+  }
+  if (negative) return -total;
+  if (total > TWO_63 - 1n) throw fail();
+  return total;
+}
+
+/** robfig v3.0.1 constantdelay.go `Every(d)`: at least one second, truncated to whole seconds; in ms. */
+function everyDelayMs(text: string): number {
+  const ns = goParseDurationNs(text);
+  if (ns < 1_000_000_000n) return 1000;
+  return Number((ns - (ns % 1_000_000_000n)) / 1_000_000n);
+}
+
+/**
+ * strconv.Atoi as robfig's mustParseInt uses it: `[+-]?[0-9]+` within the int64 range, and not negative.
+ * The result only needs to be exact up to the field bounds and non-zero when the digits are: a larger
+ * value is refused as above the maximum, or as a step gives just the first value of the range.
+ */
+function goAtoiNonNegative(text: string, what: string, def: FieldDef): number {
+  const m = /^([+-]?)([0-9]+)$/.exec(text);
+  if (!m) throw new CronSyntaxError(`invalid ${def.name} ${what} "${text}"`);
+  const digits = (m[2] as string).replace(/^0+(?=.)/, '');
+  if (digits.length > 19 || (digits.length === 19 && digits > '9223372036854775807')) {
+    throw new CronSyntaxError(`${def.name} ${what} "${text}" is out of range`);
+  }
+  const value = Number(digits);
+  if (m[1] === '-' && value !== 0) throw new CronSyntaxError(`negative ${def.name} ${what} "${text}"`);
+  return value;
+}
+
+/** parseIntOrName: a name (strings.ToLower, which lowers U+0130 to `i`, unlike JS) or an Atoi number. */
 function parseValue(text: string, def: FieldDef): number {
-  const lower = text.toLowerCase();
+  const lower = text.replace(/\u0130/g, 'i').toLowerCase();
   const named = def.names?.indexOf(lower) ?? -1;
   if (named >= 0) return named + (def.name === 'month' ? 1 : 0);
-  if (!/^\d+$/.test(text)) throw new CronSyntaxError(`invalid ${def.name} value "${text}"`);
-  return Number(text);
+  return goAtoiNonNegative(text, 'value', def);
 }
 
 /** Values of one field and whether robfig would set its star flag. */
@@ -77,36 +203,41 @@ interface Field {
   star: boolean;
 }
 
+/** robfig getField/getRange. */
 function parseField(text: string, def: FieldDef): Field {
   const values = new Set<number>();
   let star = false;
   for (const part of text.split(',')) {
+    // getField splits with strings.FieldsFunc, which drops empty items.
+    if (part === '') continue;
     const slash = part.split('/');
-    if (slash.length > 2 || part === '') throw new CronSyntaxError(`invalid ${def.name} field "${text}"`);
     const [range, stepText] = slash as [string, string | undefined];
+    const bounds = range.split('-');
+    const first = bounds[0] as string;
     let lo: number;
     let hi: number;
     let partStar = false;
-    if (range === '*' || range === '?') {
+    if (first === '*' || first === '?') {
+      // getRange looks only at the text before the first `-`: `*-5` and `?-x` are the whole field.
       lo = def.min;
       hi = def.max;
       partStar = true;
     } else {
-      const bounds = range.split('-');
+      lo = parseValue(first, def);
       if (bounds.length > 2) throw new CronSyntaxError(`invalid ${def.name} range "${range}"`);
-      lo = parseValue(bounds[0] as string, def);
       // robfig: "N/S" means N through the field's maximum.
       hi = bounds.length === 2 ? parseValue(bounds[1] as string, def) : stepText !== undefined ? def.max : lo;
     }
+    if (slash.length > 2) throw new CronSyntaxError(`invalid ${def.name} field "${text}"`);
     let step = 1;
     if (stepText !== undefined) {
-      if (!/^\d+$/.test(stepText) || Number(stepText) === 0) throw new CronSyntaxError(`invalid ${def.name} step "${stepText}"`);
-      step = Number(stepText);
+      step = goAtoiNonNegative(stepText, 'step', def);
       if (step > 1) partStar = false;
     }
     if (lo < def.min) throw new CronSyntaxError(`${def.name} value ${lo} is below the minimum ${def.min}`);
     if (hi > def.max) throw new CronSyntaxError(`${def.name} value ${hi} is above the maximum ${def.max}`);
     if (lo > hi) throw new CronSyntaxError(`${def.name} range ${lo}-${hi} runs backwards`);
+    if (step === 0) throw new CronSyntaxError(`invalid ${def.name} step "${stepText}"`);
     for (let v = lo; v <= hi; v += step) values.add(v);
     star ||= partStar;
   }
@@ -125,8 +256,9 @@ function sorted(values: Set<number>): number[] {
 
 /** Parses a robfig ParseStandard expression; throws CronSyntaxError with the reason. */
 export function parseStandardCron(expression: string): StandardCron {
-  // robfig's Parse: an empty text is an error; a `TZ=`/`CRON_TZ=` prefix runs to the first space (an empty
-  // zone is UTC, as time.LoadLocation("") is); the rest is trimmed; a leading `@` is a descriptor.
+  // robfig's Parse: an empty text is an error (blanks alone are 0 fields); a `TZ=`/`CRON_TZ=` prefix runs to
+  // the first space (an empty zone is UTC, as time.LoadLocation("") is); the rest is trimmed; a leading `@` is a
+  // descriptor.
   if (expression.length === 0) throw new CronSyntaxError('empty spec string');
   let spec = expression;
   let zone: string | undefined;
@@ -134,7 +266,7 @@ export function parseStandardCron(expression: string): StandardCron {
     const space = spec.indexOf(' ');
     if (space < 0) throw new CronSyntaxError(`"${expression}": a TZ= prefix must be followed by a space and a schedule`);
     zone = spec.slice(spec.indexOf('=') + 1, space);
-    spec = spec.slice(space).trim();
+    spec = goTrimSpace(spec.slice(space));
   }
   if (spec.startsWith('@')) {
     if (spec.startsWith('@every ')) {
@@ -152,7 +284,7 @@ export function parseStandardCron(expression: string): StandardCron {
     if (expanded === undefined) throw new CronSyntaxError(`"${expression}": unrecognized descriptor: ${spec}`);
     spec = expanded;
   }
-  const parts = spec.split(/\s+/).filter((p) => p !== '');
+  const parts = goFields(spec);
   if (parts.length !== 5) throw new CronSyntaxError(`"${expression}": expected exactly 5 fields, found ${parts.length}`);
   const fields = parts.map((p, i) => {
     try {
@@ -180,7 +312,6 @@ export function parseStandardCron(expression: string): StandardCron {
  * `isValidZone` decides `TZ=`/`CRON_TZ=` prefixes (injected so this stays free of tz data).
  */
 export function cronExpressionError(expression: string, isValidZone: (zone: string) => boolean): string | undefined {
-  if (expression.trim() === '') return 'empty spec string';
   try {
     const cron = parseStandardCron(expression);
     if (cron.zone !== undefined && !isValidZone(cron.zone)) return `provided bad location ${cron.zone}`;

@@ -1,7 +1,9 @@
 // Differential test: our robfig-grammar parser and occurrence search (src/cron) against robfig/cron v3.0.1,
 // the library Crane parses EHPA crons with (docs/crane-behaviour.md §C.5.4), on 3,000 seeded random expressions in
 // zones without DST (where both define the same instants; DST handling deliberately differs, see
-// src/cron/cron-window.ts). Validity must agree, and every next occurrence must be the same millisecond.
+// src/cron/cron-window.ts). Validity must agree, and every next occurrence must be the same millisecond. Then
+// fixed lists: descriptors and `@every`; the review's parity cases (grammar corners, int64 limits, Go's blanks,
+// Next's year limit); Crane's IsActive where our window follows it; and robfig's side of the differences we keep.
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
@@ -9,6 +11,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cronWindowActive, nextCronOccurrence, CronWindowError } from '../../src/cron/cron-window.ts';
+import { cronExpressionError } from '../../src/cron/standard-cron.ts';
 import { mulberry32 } from '../helpers/seeded-random.ts';
 import { requireGo } from './go-toolchain.ts';
 
@@ -154,6 +157,135 @@ describe('cron occurrences vs robfig/cron v3.0.1 (Go oracle)', function () {
     }
     expect(mismatches, `${mismatches.length} mismatches`).to.deep.equal([]);
     expect(valid).to.be.greaterThan(80);
+  });
+
+  // The review's parity cases (docs/crane-behaviour.md §C.7), each on the robfig function it comes from:
+  //   parser.go getField (strings.FieldsFunc drops empty list items), getRange (`*`/`?` before a `-` is the whole
+  //   field), mustParseInt (strconv.Atoi: a `+` sign, the int64 range), Parse (strings.Fields and TrimSpace, Go's
+  //   blanks: U+0085 is one, U+FEFF is not; blanks alone are 0 fields), parseIntOrName (strings.ToLower maps U+0130
+  //   to `i`); constantdelay.go through time.ParseDuration (at most 1<<63-1 ns, or exactly -1<<63); spec.go Next
+  //   (yearLimit = the next whole second's year + 5, in the schedule's zone). Inputs that would make robfig panic
+  //   (a TZ= prefix with no ASCII space) are left out: the oracle would die, not answer.
+  const PARITY: { expr: string; zone?: string; after: string }[] = [
+    ...['1,,2 * * * *', ',5 * * * *', '5, * * * *', ', * * * *', ',,, * * * *', '0 0 , * 1', '0 0 , * *', '0 0 1,,15 , *', '0 9 * * mon,,fri,'].map((expr) => ({ expr, after: '2026-01-15T12:00:00Z' })),
+    ...['+5 * * * *', '*/+5 * * * *', '+5-+10/+2 * * * *', '0 +9 +1 +2 +0', '0 0 */+7 * *', '+ * * * *', '*/+ * * * *', '++5 * * * *', '*/-5 * * * *', '*/-0 * * * *', '-5 * * * *', '+-5 * * * *'].map((expr) => ({ expr, after: '2026-01-15T12:00:00Z' })),
+    ...['*-5 * * * *', '?-3 * * * *', '*-5/2 * * * *', '*- * * * *', '*-x-y * * * *', '0 0 *-3 * 1', '0 0 1 * ?-0', '*-5/0 * * * *', '*-5/x * * * *', '5-* * * * *'].map((expr) => ({ expr, after: '2026-01-15T12:00:00Z' })),
+    ...['*/99999999999999999999 * * * *', '*/9223372036854775807 * * * *', '*/9223372036854775808 * * * *', '*/+9223372036854775807 * * * *', '*/0009223372036854775807 * * * *', '5/18446744073709551616 * * * *', '0 0 1/9223372036854775807 * *', '99999999999999999999 * * * *'].map((expr) => ({ expr, after: '2026-01-15T12:00:00Z' })),
+    ...['@every 9223372036854775807ns', '@every 9223372036854775808ns', '@every 9223372036854775809ns', '@every -9223372036854775808ns', '@every -9223372036854775809ns', '@every 2562047h47m16.854775807s', '@every 2562047h47m16.854775808s', '@every 2562047.7880152155h', '@every 2562047.78801521556h', '@every 9223372036.854775807s', '@every 9223372036.854775808s', '@every 1.0000000000000000000000001s', '@every 0.999999999999s', '@every +1h', '@every 1h1', '@every 1x', '@every .s', '@every 1.s', '@every .5s'].map((expr) => ({ expr, after: '2026-01-15T12:00:00.250Z' })),
+    ...['0\u00859 * * *', '0 9 * * *\u0085', '\u00850 9 * * *', '0 9 * *\uFEFF*', '\uFEFF0 9 * * *', '0 9 * * *\uFEFF', 'TZ=UTC \u0085@daily', 'TZ=UTC \u0085 0 9 * * *', 'TZ=UTC \uFEFF@daily', '0\u00a09\u3000*\u2000*\u205f*', '0 9 * * FR\u0130', '0 9 * \u0130 *', '0 9 * * \u212Aon'].map((expr) => ({ expr, after: '2026-01-15T12:00:00Z' })),
+    ...['   ', '\t\n', '\u0085', ''].map((expr) => ({ expr, after: '2026-01-15T12:00:00Z' })),
+    // The year limit: from 2098-12-31T23:59:59Z the next whole second is in 2099, so 2104 is within 2099 + 5;
+    // a second earlier it is not. The same edge in UTC+14 and UTC-11, and through a TZ= prefix.
+    ...[
+      ['0 0 29 2 *', 'UTC', '2099-01-01T00:00:00Z'], ['0 0 29 2 *', 'UTC', '2098-12-31T23:59:59Z'], ['0 0 29 2 *', 'UTC', '2098-12-31T23:59:58Z'],
+      ['0 0 29 2 *', 'UTC', '2097-03-01T00:00:00Z'], ['0 0 29 2 *', 'UTC', '2096-02-29T00:00:00Z'], ['0 0 29 2 *', 'UTC', '2096-02-28T23:59:59Z'],
+      ['0 0 29 2 *', 'Pacific/Kiritimati', '2098-12-31T10:00:00Z'], ['0 0 29 2 *', 'Pacific/Kiritimati', '2098-12-31T09:59:58Z'],
+      ['0 0 29 2 *', 'Pacific/Pago_Pago', '2099-01-01T10:59:59Z'], ['0 0 29 2 *', 'Pacific/Pago_Pago', '2099-01-01T10:59:58Z'],
+      ['TZ=Pacific/Kiritimati 0 0 29 2 *', 'UTC', '2098-12-31T10:00:00Z'], ['TZ=Pacific/Kiritimati 0 0 29 2 *', 'UTC', '2098-12-31T09:59:58Z'],
+      ['59 23 29 2 *', 'UTC', '2099-06-01T00:00:00Z'], ['0 0 29 2 *', 'UTC', '2103-03-01T00:00:00Z'], ['0 0 29 2 1', 'UTC', '2098-03-01T00:00:00Z'],
+      ['0 0 29 2 *', 'Europe/Berlin', '2099-01-01T00:00:00Z'], ['0 0 30 2 *', 'UTC', '2026-01-15T12:00:00Z'], ['0 0 31 4,6,9,11 *', 'UTC', '2026-01-15T12:00:00Z'],
+    ].map(([expr, zone, after]) => ({ expr: expr as string, zone: zone as string, after: after as string })),
+  ];
+  it(`agrees on the review's parity cases: empty list items, signs, *-N, int64 limits, Go's blanks, the year limit (${PARITY.length} queries)`, function () {
+    buildOracle();
+    const queries = PARITY.map((p) => ({ expr: p.expr, zone: p.zone ?? 'UTC', afterMs: Date.parse(p.after) }));
+    const r = spawnSync(binary, { input: queries.map((q) => JSON.stringify(q)).join('\n') + '\n', encoding: 'utf8' });
+    expect(r.status, r.stderr).to.equal(0);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { nextMs?: number; error?: string });
+    expect(answers).to.have.length(queries.length);
+    const mismatches: string[] = [];
+    const counts = { refused: 0, never: 0, next: 0 };
+    for (const [i, q] of queries.entries()) {
+      const want = answers[i]!;
+      let got: number | undefined;
+      let err: string | undefined;
+      try {
+        got = nextCronOccurrence(q.expr, q.afterMs, q.zone);
+      } catch (e) {
+        if (!(e instanceof CronWindowError)) throw e;
+        err = e.message;
+      }
+      const at = `${JSON.stringify(q.expr)} in ${q.zone} after ${new Date(q.afterMs).toISOString()}`;
+      if (want.error !== undefined) {
+        counts.refused++;
+        if (err === undefined) mismatches.push(`${at}: robfig rejects (${want.error}), we accept`);
+      } else if (want.nextMs === 0) {
+        counts.never++;
+        // A schedule with no date at all is refused up front (compile: "never matches"); one whose next date lies
+        // past the year limit gives nothing, as robfig's zero time.
+        if (got !== undefined || (err !== undefined && !err.includes('never matches'))) mismatches.push(`${at}: robfig gives up, we say ${err ?? new Date(got!).toISOString()}`);
+      } else {
+        counts.next++;
+        if (err !== undefined) mismatches.push(`${at}: robfig accepts (${new Date(want.nextMs!).toISOString()}), we reject (${err})`);
+        else if (got !== want.nextMs) mismatches.push(`${at}: robfig ${new Date(want.nextMs!).toISOString()}, ours ${got === undefined ? 'none' : new Date(got).toISOString()}`);
+      }
+    }
+    expect(mismatches, `${mismatches.length} mismatches`).to.deep.equal([]);
+    expect(counts.refused).to.be.greaterThan(20);
+    expect(counts.never).to.be.greaterThan(5);
+    expect(counts.next).to.be.greaterThan(40);
+  });
+
+  it('gives robfig\'s reason for blanks alone and for an empty text (parser.go Parse, normalizeFields)', function () {
+    buildOracle();
+    const texts = ['   ', '\t', '\u0085', ''];
+    const r = spawnSync(binary, { input: texts.map((expr) => JSON.stringify({ expr, zone: 'UTC', afterMs: 0 })).join('\n') + '\n', encoding: 'utf8' });
+    expect(r.status, r.stderr).to.equal(0);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { error?: string });
+    for (const [i, expr] of texts.entries()) {
+      // Ours names the text first (`"   ": …`); the reason after it is robfig's, up to robfig's `: [fields]` tail.
+      const ours = (cronExpressionError(expr, () => true) ?? '').replace(/^"[^"]*": /, '');
+      expect(ours, JSON.stringify(expr)).to.not.equal('');
+      expect(answers[i]!.error, JSON.stringify(expr)).to.satisfy((e: string) => e === ours || e.startsWith(`${ours}: `));
+    }
+  });
+
+  // A window around 2100 (no leap year): starts and ends alternate, so the window equals Crane's rule, computed here
+  // from robfig's own Next, wherever robfig finds both. It needs a look-back of eight years (2096-02-29 to
+  // 2104-02-29), beyond robfig's limit.
+  it('a February-29 window around 2100 equals Crane\'s IsActive rule once robfig sees both events', function () {
+    buildOracle();
+    const start = '0 12 29 2 *';
+    const end = '0 0 29 2 *';
+    const instants = ['2099-01-01T00:00:00Z', '2101-03-05T06:00:00Z', '2102-06-01T00:00:00Z', '2104-02-28T23:59:59Z', '2104-02-29T06:00:00Z', '2104-02-29T12:00:00Z', '2105-01-01T00:00:00Z'];
+    const queries = instants.flatMap((iso) => [start, end].map((expr) => ({ expr, zone: 'UTC', afterMs: Date.parse(iso) })));
+    const r = spawnSync(binary, { input: queries.map((q) => JSON.stringify(q)).join('\n') + '\n', encoding: 'utf8' });
+    expect(r.status, r.stderr).to.equal(0);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { nextMs: number });
+    for (const [i, iso] of instants.entries()) {
+      const nextStart = answers[2 * i]!.nextMs;
+      const nextEnd = answers[2 * i + 1]!.nextMs;
+      expect(nextStart, iso).to.not.equal(0);
+      expect(nextEnd, iso).to.not.equal(0);
+      expect(cronWindowActive({ start, end }, Date.parse(iso), 'UTC'), iso).to.equal(nextEnd <= nextStart);
+    }
+    // The difference we keep (§C.7): from March 2097 to December 2098 robfig's Next finds neither (zero time), so
+    // Crane calls the window inactive; ours is open from 2096-02-29 12:00 until 2104-02-29 00:00.
+    const early = ['2097-06-01T00:00:00Z', '2098-12-31T23:59:58Z'];
+    const r2 = spawnSync(binary, { input: early.flatMap((iso) => [start, end].map((expr) => JSON.stringify({ expr, zone: 'UTC', afterMs: Date.parse(iso) }))).join('\n') + '\n', encoding: 'utf8' });
+    expect(r2.status, r2.stderr).to.equal(0);
+    expect(r2.stdout.trim().split('\n').map((l) => (JSON.parse(l) as { nextMs: number }).nextMs)).to.deep.equal([0, 0, 0, 0]);
+    for (const iso of early) expect(cronWindowActive({ start, end }, Date.parse(iso), 'UTC'), iso).to.equal(true);
+  });
+
+  // A difference we keep (docs/crane-behaviour.md §C.7): a wall time inside a spring-forward gap. robfig steps the
+  // hour with Add(1h) and so skips the gap's wall times for that day (here midnight, in zones west of UTC); we move
+  // them past the gap on the same day, as for any gap (src/cron/cron-window.ts). The oracle confirms robfig's side.
+  it('confirms robfig\'s side of the DST-gap difference we keep (a wall time skipped for the day)', function () {
+    buildOracle();
+    const cases = [
+      // Havana: 2026-03-08 00:00 CST → 01:00 CDT (05:00Z). Santiago: 2026-09-06 00:00 -04 → 01:00 -03 (04:00Z).
+      { expr: '30 0 * * *', zone: 'America/Havana', after: '2026-03-07T12:00:00Z', robfig: '2026-03-09T04:30:00.000Z', ours: '2026-03-08T05:30:00.000Z' },
+      { expr: '30 0 * * *', zone: 'America/Santiago', after: '2026-09-05T12:00:00Z', robfig: '2026-09-07T03:30:00.000Z', ours: '2026-09-06T04:30:00.000Z' },
+      { expr: '30 2 * * *', zone: 'America/New_York', after: '2026-03-07T12:00:00Z', robfig: '2026-03-09T06:30:00.000Z', ours: '2026-03-08T07:30:00.000Z' },
+    ];
+    const r = spawnSync(binary, { input: cases.map((c) => JSON.stringify({ expr: c.expr, zone: c.zone, afterMs: Date.parse(c.after) })).join('\n') + '\n', encoding: 'utf8' });
+    expect(r.status, r.stderr).to.equal(0);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { nextMs: number });
+    for (const [i, c] of cases.entries()) {
+      expect(new Date(answers[i]!.nextMs).toISOString(), `robfig, ${c.expr} in ${c.zone}`).to.equal(c.robfig);
+      expect(new Date(nextCronOccurrence(c.expr, Date.parse(c.after), c.zone)!).toISOString(), `ours, ${c.expr} in ${c.zone}`).to.equal(c.ours);
+    }
   });
 
   // Where the window follows Crane's rule itself (an @every side, or start and end naming the same
