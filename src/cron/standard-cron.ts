@@ -12,6 +12,7 @@
 //   - a range whose first half is `*` or `?` is the whole field with the star flag, whatever follows the `-`;
 //   - names are compared after strings.ToLower, which maps U+0130 (İ) to a plain `i`;
 //   - `@every` durations are time.ParseDuration's, exact to the nanosecond (at most 1<<63-1 ns, or -1<<63).
+import { parseGoDurationNs } from '../gomath/go-time.ts';
 
 export class CronSyntaxError extends Error {
   override name = 'CronSyntaxError';
@@ -81,93 +82,9 @@ function goTrimSpace(text: string): string {
   return text.slice(from, to);
 }
 
-const TWO_63 = 1n << 63n;
-const NS_PER_UNIT = new Map<string, bigint>([
-  ['ns', 1n], ['us', 1_000n], ['µs', 1_000n], ['μs', 1_000n], ['ms', 1_000_000n],
-  ['s', 1_000_000_000n], ['m', 60_000_000_000n], ['h', 3_600_000_000_000n],
-]);
-
-function isDigitAt(text: string, i: number): boolean {
-  const c = text.charCodeAt(i);
-  return c >= 48 && c <= 57;
-}
-
-/**
- * Go's time.ParseDuration in nanoseconds, step for step (time/format.go): integer parts accumulate in a
- * uint64 that must stay <= 1<<63, a fraction adds uint64(float64(f) * (float64(unit) / scale)), and the
- * total must be <= 1<<63-1, or exactly 1<<63 when negative. One pass; BigInt values never pass 2^64.
- */
-function goParseDurationNs(text: string): bigint {
-  const fail = (what = 'invalid duration') => new CronSyntaxError(`time: ${what} "${text}"`);
-  let i = 0;
-  let negative = false;
-  if (text[0] === '-' || text[0] === '+') {
-    negative = text[0] === '-';
-    i = 1;
-  }
-  if (text.length - i === 1 && text[i] === '0') return 0n;
-  if (i === text.length) throw fail();
-  let total = 0n;
-  while (i < text.length) {
-    if (!(text[i] === '.' || isDigitAt(text, i))) throw fail();
-    // leadingInt: overflow is an error.
-    const intStart = i;
-    let v = 0n;
-    for (; i < text.length && isDigitAt(text, i); i++) {
-      if (v > TWO_63 / 10n) throw fail();
-      v = v * 10n + BigInt(text.charCodeAt(i) - 48);
-      if (v > TWO_63) throw fail();
-    }
-    const pre = i > intStart;
-    // leadingFraction: overflow only stops the accumulation.
-    let f = 0n;
-    let scale = 1;
-    let post = false;
-    if (text[i] === '.') {
-      i++;
-      const fracStart = i;
-      let overflow = false;
-      for (; i < text.length && isDigitAt(text, i); i++) {
-        if (overflow) continue;
-        if (f > (TWO_63 - 1n) / 10n) {
-          overflow = true;
-          continue;
-        }
-        const y = f * 10n + BigInt(text.charCodeAt(i) - 48);
-        if (y > TWO_63) {
-          overflow = true;
-          continue;
-        }
-        f = y;
-        scale *= 10;
-      }
-      post = i > fracStart;
-    }
-    if (!pre && !post) throw fail();
-    const unitStart = i;
-    while (i < text.length && text[i] !== '.' && !isDigitAt(text, i)) i++;
-    if (i === unitStart) throw fail('missing unit in duration');
-    const unitText = text.slice(unitStart, i);
-    const unit = NS_PER_UNIT.get(unitText);
-    if (unit === undefined) throw fail(`unknown unit "${unitText}" in duration`);
-    if (v > TWO_63 / unit) throw fail();
-    v *= unit;
-    if (f > 0n) {
-      // Go converts f to float64 (round to nearest even, as Number(bigint) does) and truncates the product.
-      v += BigInt(Math.trunc(Number(f) * (Number(unit) / scale)));
-      if (v > TWO_63) throw fail();
-    }
-    total += v;
-    if (total > TWO_63) throw fail();
-  }
-  if (negative) return -total;
-  if (total > TWO_63 - 1n) throw fail();
-  return total;
-}
-
 /** robfig v3.0.1 constantdelay.go `Every(d)`: at least one second, truncated to whole seconds; in ms. */
 function everyDelayMs(text: string): number {
-  const ns = goParseDurationNs(text);
+  const ns = parseGoDurationNs(text);
   if (ns < 1_000_000_000n) return 1000;
   return Number((ns - (ns % 1_000_000_000n)) / 1_000_000n);
 }

@@ -127,56 +127,97 @@ export function truncateToSeconds(t: Instant): Instant {
   return Math.floor(t / 1_000_000) * 1_000_000;
 }
 
+const TWO_63 = 1n << 63n;
 // A Map, not an object literal: a unit text such as "constructor" must not find a prototype member.
-const GO_DURATION_UNIT_SECONDS: ReadonlyMap<string, number> = new Map([
-  ['ns', 1e-9],
-  ['us', 1e-6],
-  ['µs', 1e-6],
-  ['μs', 1e-6],
-  ['ms', 1e-3],
-  ['s', 1],
-  ['m', 60],
-  ['h', 3600],
+const NS_PER_UNIT = new Map<string, bigint>([
+  ['ns', 1n], ['us', 1_000n], ['µs', 1_000n], ['μs', 1_000n], ['ms', 1_000_000n],
+  ['s', 1_000_000_000n], ['m', 60_000_000_000n], ['h', 3_600_000_000_000n],
 ]);
 
-const isDigit = (c: number) => c >= 48 && c <= 57;
+function isDigitAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  return c >= 48 && c <= 57;
+}
+
 
 /**
- * Go's time.ParseDuration (go1.22 src/time/format.go), in seconds: a signed sequence of decimal numbers,
- * each with an optional fraction and a unit (ns, us, µs, μs, ms, s, m, h); "0" alone needs no unit.
- * A single left-to-right scan, so the cost is linear in the text whatever it holds (a regex with nested
- * digit quantifiers backtracked quadratically on a long digit run with a bad tail). Every failure is
- * `time: invalid duration "<text>"` (Go words two cases differently; callers only show the text).
+ * Go's time.ParseDuration in nanoseconds, step for step (time/format.go): integer parts accumulate in a
+ * uint64 that must stay <= 1<<63, a fraction adds uint64(float64(f) * (float64(unit) / scale)), and the
+ * total must be <= 1<<63-1, or exactly 1<<63 when negative. One pass; BigInt values never pass 2^64.
  */
-export function parseGoDurationSeconds(text: string): number {
-  const invalid = () => new Error(`time: invalid duration "${text}"`);
+export function parseGoDurationNs(text: string): bigint {
+  const fail = (what = 'invalid duration') => new Error(`time: ${what} "${text}"`);
   let i = 0;
   let negative = false;
   if (text[0] === '-' || text[0] === '+') {
     negative = text[0] === '-';
     i = 1;
   }
-  if (text.length - i === 1 && text[i] === '0') return 0;
-  if (i === text.length) throw invalid();
-  let total = 0;
+  if (text.length - i === 1 && text[i] === '0') return 0n;
+  if (i === text.length) throw fail();
+  let total = 0n;
   while (i < text.length) {
-    const numberStart = i;
-    while (i < text.length && isDigit(text.charCodeAt(i))) i++;
-    const intDigits = i - numberStart;
-    let fracDigits = 0;
+    if (!(text[i] === '.' || isDigitAt(text, i))) throw fail();
+    // leadingInt: overflow is an error.
+    const intStart = i;
+    let v = 0n;
+    for (; i < text.length && isDigitAt(text, i); i++) {
+      if (v > TWO_63 / 10n) throw fail();
+      v = v * 10n + BigInt(text.charCodeAt(i) - 48);
+      if (v > TWO_63) throw fail();
+    }
+    const pre = i > intStart;
+    // leadingFraction: overflow only stops the accumulation.
+    let f = 0n;
+    let scale = 1;
+    let post = false;
     if (text[i] === '.') {
       i++;
       const fracStart = i;
-      while (i < text.length && isDigit(text.charCodeAt(i))) i++;
-      fracDigits = i - fracStart;
+      let overflow = false;
+      for (; i < text.length && isDigitAt(text, i); i++) {
+        if (overflow) continue;
+        if (f > (TWO_63 - 1n) / 10n) {
+          overflow = true;
+          continue;
+        }
+        const y = f * 10n + BigInt(text.charCodeAt(i) - 48);
+        if (y > TWO_63) {
+          overflow = true;
+          continue;
+        }
+        f = y;
+        scale *= 10;
+      }
+      post = i > fracStart;
     }
-    if (intDigits === 0 && fracDigits === 0) throw invalid();
-    const value = Number(text.slice(numberStart, i));
+    if (!pre && !post) throw fail();
     const unitStart = i;
-    while (i < text.length && text[i] !== '.' && !isDigit(text.charCodeAt(i))) i++;
-    const unit = GO_DURATION_UNIT_SECONDS.get(text.slice(unitStart, i));
-    if (unit === undefined) throw invalid();
-    total += value * unit;
+    while (i < text.length && text[i] !== '.' && !isDigitAt(text, i)) i++;
+    if (i === unitStart) throw fail('missing unit in duration');
+    const unitText = text.slice(unitStart, i);
+    const unit = NS_PER_UNIT.get(unitText);
+    if (unit === undefined) throw fail(`unknown unit "${unitText}" in duration`);
+    if (v > TWO_63 / unit) throw fail();
+    v *= unit;
+    if (f > 0n) {
+      // Go converts f to float64 (round to nearest even, as Number(bigint) does) and truncates the product.
+      v += BigInt(Math.trunc(Number(f) * (Number(unit) / scale)));
+      if (v > TWO_63) throw fail();
+    }
+    total += v;
+    if (total > TWO_63) throw fail();
   }
-  return negative ? -total : total;
+  if (negative) return -total;
+  if (total > TWO_63 - 1n) throw fail();
+  return total;
+}
+
+/**
+ * Go's time.ParseDuration (src/time/format.go), in seconds: parseGoDurationNs / 1e9. A signed sequence of
+ * decimal numbers, each with an optional fraction and a unit (ns, us, µs, μs, ms, s, m, h); "0" alone needs
+ * no unit; Go's errors, including overflow past 1<<63 ns (about 292 years).
+ */
+export function parseGoDurationSeconds(text: string): number {
+  return Number(parseGoDurationNs(text)) / 1e9;
 }

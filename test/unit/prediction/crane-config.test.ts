@@ -15,7 +15,7 @@ describe('prediction crane-config (crane-behaviour.md §D.5, §E.1)', () => {
     expect(craneParseDurationSeconds('1h30m')).to.equal(5400);
     expect(craneParseDurationSeconds('0')).to.equal(0);
     expect(() => craneParseDurationSeconds('')).to.throw(/invalid duration/);
-    expect(() => craneParseDurationSeconds('1d12h')).to.throw(/invalid duration/); // ParseInt("1d12") fails, Go has no "d"
+    expect(() => craneParseDurationSeconds('1d12h')).to.throw('time: unknown unit "d" in duration "1d12h"'); // not "Nd", and Go has no "d"
     expect(() => craneParseDurationSeconds('2w')).to.throw();
   });
   it('parses floats like strconv.ParseFloat with "" as the default', () => {
