@@ -1,5 +1,6 @@
 // kube-controller-manager as kubeadm runs it (--use-service-account-credentials): each controller uses its
 // own service-account token, so the HPA acts as system:serviceaccount:kube-system:horizontal-pod-autoscaler.
+// kwok plays the nodes (the node-lifecycle controller then also runs under its own service account).
 import { expect } from 'chai';
 import { createDeployment, createNamespace, waitHpa, waitReplicas } from './harness/index.ts';
 import { useCluster } from './helpers.ts';
@@ -8,7 +9,7 @@ const NS = 'identities';
 
 describe('e2e: controllers with their own service-account credentials', function () {
   this.timeout(240_000);
-  const env = useCluster({ useServiceAccountCredentials: true, prometheus: false });
+  const env = useCluster({ nodes: 'kwok', useServiceAccountCredentials: true, prometheus: false });
 
   it('mints per-controller service accounts and the HPA scales a Deployment to minReplicas', async () => {
     const c = env.cluster;

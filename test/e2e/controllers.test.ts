@@ -1,6 +1,7 @@
 // The EHPA and TimeSeriesPrediction controllers (`ehpa-adapter serve`, own processes with the adapter's
 // service-account identity and RBAC from manifests/) against the real kube-apiserver, the real HPA and
-// garbage collector in kube-controller-manager, and Prometheus with a backfilled Crane trace.
+// garbage collector in kube-controller-manager, and Prometheus with a backfilled Crane trace. kwok plays
+// the nodes (kube-scheduler, kwok, the real metrics-server).
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -52,6 +53,7 @@ const cpu50 = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Util
 describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
   this.timeout(300_000);
   const env = useCluster({
+    nodes: 'kwok',
     // Two days and a bit of a daily trace for the pods of Deployment "web", so the forecaster has history.
     traces: [{ file: TRACE, namespace: NS, pod: 'web-5f7c9d8b4-hx2lq', container: 'app', cpuScale: 0.01, lastPoints: 2 * 1440 + 120 }],
   });

@@ -9,7 +9,9 @@
 // --cron-semantics=v0.7), or minReplicas when none is active and the HPA has other metrics. The expected
 // cron value is worked out here from the files' own windows and the clock, not by our cron code. The
 // documentation's TSPs are taken up by the TSP controller: the workload one says, in Crane's words, why it
-// is not Ready with nothing to predict from; the Node one is flagged where Crane would run defaults.
+// is not Ready with nothing to predict from; the Node one is flagged where Crane would run defaults. kwok
+// plays the nodes, so the pods the backing HPAs scale to (up to the crons' 80 or 100 each) are scheduled and
+// run as in a cluster.
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
@@ -49,7 +51,7 @@ const conditionOf = (o: Obj, type: string) =>
 
 describe('e2e: Crane\'s EHPA and TSP examples and documentation manifests do what they do in Crane', function () {
   this.timeout(600_000);
-  const env = useCluster({ prometheus: true });
+  const env = useCluster({ nodes: 'kwok', prometheus: true });
   let serve: AdapterProcess;
   const localZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 

@@ -5,6 +5,7 @@
 // manifests/components/prometheus-adapter/external-rules.yaml, and the real HPA scales on them:
 //   - the HPA the EHPA generated, on the cron metric;
 //   - an HPA written in Crane v0.8+'s shape, on the predicted metric of a DSP forecast of a backfilled trace.
+// kwok plays the nodes (kube-scheduler, kwok, the real metrics-server for metrics.k8s.io).
 import { expect } from 'chai';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +33,7 @@ const selectorQuery = (labels: Record<string, string>) =>
 describe('e2e: exporter mode — prometheus-adapter owns external.metrics.k8s.io, ehpa-adapter runs --adapter=false', function () {
   this.timeout(900_000);
   const env = useCluster({
+    nodes: 'kwok',
     traces: [{ file: TRACE, namespace: NS, pod: 'web-7d9c8b6f5d-abcde', container: 'app', cpuScale: CPU_SCALE, lastPoints: LAST_POINTS }],
   });
   let promAdapter: ManagedProcess | undefined;

@@ -11,6 +11,7 @@
 // the VPA's history FetchingHistory=False with a Warning event (beside the log line); a rotated token file
 // is picked up without a restart, and no secret appears in any status, event, log line or file of the
 // repository. Every secret is made at run time (secured-prometheus-helpers.ts), so none is committed.
+// kwok plays the nodes (kube-scheduler, kwok, the real metrics-server).
 import { expect } from 'chai';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,8 +37,9 @@ const SECRETS = [
   Buffer.from(`ehpa:${PASSWORD}`).toString('base64'), Buffer.from(`ehpa:${WRONG_PASSWORD}`).toString('base64'),
 ];
 // The VPA's history: a pod of Deployment "cache" that no longer exists, with a steady 400 MB working set
-// (scenario 5's figure, test/e2e/vpa-recommender.test.ts); the live "cache" pods export no usage, so a
-// recommendation near 400 MB can only come from the history read through the secured Prometheus.
+// (scenario 5's figure, test/e2e/vpa-recommender.test.ts); the live "cache" pods use no more than kwok's
+// idle default (1Mi), so a recommendation near 400 MB can only come from the history read through the
+// secured Prometheus.
 const VPA_PATH = `/apis/autoscaling.k8s.io/v1/namespaces/${NS}/verticalpodautoscalers`;
 const CP_PATH = `/apis/autoscaling.k8s.io/v1/namespaces/${NS}/verticalpodautoscalercheckpoints`;
 const HISTORY_MEMORY = 400e6;
@@ -60,6 +62,7 @@ function bytes(q: string): number {
 describe('e2e: a secured Prometheus (TLS + basic auth, TLS + bearer token)', function () {
   this.timeout(600_000);
   const env = useCluster({
+    nodes: 'kwok',
     traces: [
       { file: TRACE, namespace: NS, pod: 'web-7d9c8b6f5d-abcde', container: 'app', cpuScale: 0.1, lastPoints: 2 * 1440 + 120 },
       { file: TRACE, namespace: NS, pod: 'cache-6b8f9c7d5-qwert', container: 'app', cpuScale: 0.01, memBaseBytes: HISTORY_MEMORY, memBytesPerCore: 0, lastPoints: 2 * 1440 + 60, continueLive: false },
@@ -138,8 +141,10 @@ describe('e2e: a secured Prometheus (TLS + basic auth, TLS + bearer token)', fun
     `--prometheus-ca-file=${join(dir, 'ca.pem')}`,
     '--prometheus-username=ehpa',
     `--prometheus-password-file=${join(dir, passwordFile)}`,
-    // The VPA recommender beside the TSP controller, reading the same Prometheus with the same flags.
+    // The VPA recommender beside the TSP controller, reading the same Prometheus with the same flags, for
+    // current usage too (`auto` would take metrics.k8s.io, which metrics-server serves on the kwok cluster).
     '--controllers=ehpa,tsp,vpa-recommender',
+    '--recommender-usage-source=prometheus',
     '--recommender-interval=2s',
     '--history-length=3d',
   ];

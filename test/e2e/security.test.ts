@@ -2,7 +2,8 @@
 // only kube-apiserver's front-proxy client certificate makes X-Remote-* identity headers count; through
 // the aggregator a user without RBAC is refused; the HPA's identities are allowed — here kube-controller-
 // manager runs with --use-service-account-credentials (kubeadm's setting), so the real HPA calls as
-// system:serviceaccount:kube-system:horizontal-pod-autoscaler and must still scale on our metrics.
+// system:serviceaccount:kube-system:horizontal-pod-autoscaler and must still scale on our metrics. kwok
+// plays the nodes (kube-scheduler binds the pods, kwok runs them).
 import { expect } from 'chai';
 import { createDeployment, createNamespace, directAdapterClient, waitHpa, waitReplicas, type AdapterProcess } from './harness/index.ts';
 import { useCluster } from './helpers.ts';
@@ -14,7 +15,7 @@ const HPA_SA_GROUPS = ['system:serviceaccounts', 'system:serviceaccounts:kube-sy
 
 describe('e2e scenario 6: security of the metrics APIs', function () {
   this.timeout(600_000);
-  const env = useCluster({ useServiceAccountCredentials: true });
+  const env = useCluster({ nodes: 'kwok', useServiceAccountCredentials: true });
   let serve: AdapterProcess;
   const cronPath = `/apis/external.metrics.k8s.io/v1beta1/namespaces/${NS}/crane_autoscaling_cron?labelSelector=${cronSelector(NS, 'web')}`;
   const customPath = `/apis/custom.metrics.k8s.io/v1beta2/namespaces/${NS}/pods/*/crane_pod_cpu_usage?labelSelector=app%3Dweb`;

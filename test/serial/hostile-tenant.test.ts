@@ -7,7 +7,8 @@
 // scaling its Deployment on its cron and its forecast through the real HPA, every one of its metric
 // requests through the aggregator is answered (p99 bounded; see the comment at the assertion for the 2×
 // target), `serve`'s event loop never stalls, its memory stays under the container limit, it never
-// restarts, and mallory reads nothing of victim by any path.
+// restarts, and mallory reads nothing of victim by any path. kwok plays the nodes: kube-scheduler binds the
+// pods, kwok runs them and reports their CPU, the real metrics-server serves it to the HPA.
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -163,6 +164,7 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
   // Service-account credentials (kubeadm's setting): the clusterrole-aggregation controller then acts as its
   // own account, which may grant what it aggregates into `edit`.
   const env = useCluster({
+    nodes: 'kwok',
     useServiceAccountCredentials: true,
     traces: [
       { file: TRACE, namespace: VICTIM, pod: 'web-7d9c8b6f5d-abcde', container: 'app', cpuScale: 0.1, lastPoints: LAST_POINTS },
