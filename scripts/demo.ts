@@ -15,16 +15,11 @@ import { formatFlagHelp, parseFlags, UsageError, type FlagSpec } from '../src/co
 import { cronWindowActive } from '../src/cron/cron-window.ts';
 import {
   createDeployment, createNamespace, installCrds, installManifestRbac, locateBinaries, parseTraceCsv, podsOf, queryRange,
-  REPO_ROOT, startCluster, type AdapterProcess, type Cluster,
+  REPO_ROOT, startCluster, usageAnnotations, type AdapterProcess, type Cluster,
 } from '../test/e2e/harness/index.ts';
 import { renderDemoSvg, type Point } from './demo/chart.ts';
 import { formatTick, readTick, type Tick } from './demo/observe.ts';
 
-/** One container's usage, as the demo replays it to both the exporter and kwok (read by metrics-server). */
-interface ContainerUsage {
-  cpuCores: number;
-  memBytes: number;
-}
 import {
   CONTAINER, CPU_REQUEST_MILLI, CPU_TARGET_UTILIZATION, demoCronWindow, demoEhpa, demoVpa, HISTORY_POD, MEMORY_BASE_BYTES,
   MAX_REPLICAS, MEMORY_BYTES_PER_CORE, MIN_REPLICAS, NAMESPACE, PREDICTION_WINDOW_SECONDS, serveOffersVpaRecommender, WORKLOAD,
@@ -133,9 +128,9 @@ async function main(): Promise<number> {
     await createDeployment(c, NAMESPACE, WORKLOAD, { replicas: 2, cpuRequest: `${CPU_REQUEST_MILLI}m`, memoryRequest: '256Mi', memoryLimit: '512Mi', container: CONTAINER });
     say(`applied crds/ and the RBAC of manifests/; Deployment ${NAMESPACE}/${WORKLOAD} (2 replicas, requests cpu ${CPU_REQUEST_MILLI}m, memory 256Mi)`);
 
-    // Live usage: the trace after the cut, in real time, split evenly over the workload's current pods.
-    const usage = new Map<string, ContainerUsage>();
-    const kwokMilli = new Map<string, number>(); // last CPU written to kwok per pod (a patch only on change)
+    // Live usage: the trace after the cut, in real time, split evenly over the workload's current pods, set
+    // through kwok's usage annotations: its kubelet endpoint reports it to metrics-server and to Prometheus.
+    const written = new Map<string, string>(); // the annotations last written per pod (a patch only on change)
     let pods = 0;
     let totalCores = 0;
     let driving = true;
@@ -147,22 +142,14 @@ async function main(): Promise<number> {
           pods = names.length;
           const perPod = names.length ? totalCores / names.length : 0;
           const u = { cpuCores: perPod, memBytes: MEMORY_BASE_BYTES + MEMORY_BYTES_PER_CORE * perPod };
+          const annotations = JSON.stringify(usageAnnotations(u));
           for (const n of names) {
-            c.setUsage(NAMESPACE, n, CONTAINER, u);
-            usage.set(n, u);
-            const milli = Math.round(perPod * 1000);
-            if (kwokMilli.get(n) !== milli) {
-              await c.kwok!.setPodCpu(NAMESPACE, n, milli);
-              kwokMilli.set(n, milli);
+            if (written.get(n) !== annotations) {
+              await c.kwok!.setPodUsage(NAMESPACE, n, u);
+              written.set(n, annotations);
             }
           }
-          for (const n of [...usage.keys()]) {
-            if (!names.includes(n)) {
-              c.removeUsage(NAMESPACE, n, CONTAINER);
-              usage.delete(n);
-              kwokMilli.delete(n);
-            }
-          }
+          for (const n of [...written.keys()]) if (!names.includes(n)) written.delete(n);
         } catch {
           // a slow API call: try again
         }
@@ -184,7 +171,7 @@ async function main(): Promise<number> {
       ],
     });
     adapterStarted.catch(() => undefined);
-    say(`metrics.k8s.io: metrics-server scraping kwok's kubelet endpoint on ${c.kwok!.nodeNames.join(', ')} (the same usage, set per pod through kwok)`);
+    say(`live usage: kwok's kubelet endpoint on ${c.kwok!.nodeNames.join(', ')}, scraped by metrics-server (metrics.k8s.io) and Prometheus (the same usage, set per pod through kwok)`);
     adapter = await adapterStarted;
     say(`ehpa-adapter serve running (pid ${adapter.pid}, controllers ${controllers}, log ${adapter.logPath})`);
 

@@ -6,7 +6,7 @@
 //  - serve SIGKILLed while it writes, then restarted: one HPA and one TSP per EHPA, statuses consistent.
 import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
-import { createDeployment, createNamespace, followWorkloadUsage, waitFor, waitHpa, waitReplicas, type AdapterProcess, type HpaState } from './harness/index.ts';
+import { createDeployment, createNamespace, waitFor, waitHpa, waitReplicas, type AdapterProcess, type HpaState } from './harness/index.ts';
 import { CRANE_TRACES, sleep, useCluster } from './helpers.ts';
 import { startResourceMetricsStandin, type ResourceMetricsStandin } from './resource-metrics-standin.ts';
 import { condition, ehpaObject, ehpaPath, exists, hpaPath, installForServe, post, startServe, tspPath, waitObj, type Obj } from './scenario-helpers.ts';
@@ -31,9 +31,9 @@ describe('e2e scenario 7: faults', function () {
   });
   let serve: AdapterProcess;
   let standin: ResourceMetricsStandin;
-  // The workload's total CPU in millicores, spread evenly over its pods (what metrics-server would report).
+  // The workload's total CPU in millicores, spread evenly over its pods: kwok reports it per pod to both
+  // metrics-server and Prometheus (the observed-usage fallback once the forecast is gone reads the latter).
   let totalMilli = 100;
-  let stopUsage: (() => void) | undefined;
 
   const list = async (path: string) => (await env.cluster.admin.getJson<{ items: Obj[] }>(path)).items;
 
@@ -47,15 +47,12 @@ describe('e2e scenario 7: faults', function () {
     await createNamespace(c, NS);
     await createDeployment(c, NS, 'web', { replicas: 1, cpuRequest: '200m' });
     await createDeployment(c, NS, 'late', { replicas: 1, cpuRequest: '200m' });
-    // Live usage of the real pods too, for the observed-usage fallback once the forecast is gone.
-    stopUsage = followWorkloadUsage(c, NS, 'app=web', 'app', () => ({ cpuCores: 0.05 }));
     serve = await startServe(c, 'serve-faults-1', SERVE_ARGS);
     await post(c, ehpaPath(NS), ehpaObject(NS, 'web', 'web', { minReplicas: 1, maxReplicas: 6, metrics: [cpu50], prediction: shortPrediction }));
     await waitObj(c, tspPath(NS, 'ehpa-web'), 'TSP Ready', (t) => condition(t, 'Ready')?.status === 'True', 240_000);
   });
 
   after(async () => {
-    stopUsage?.();
     await standin?.close();
   });
 

@@ -2,10 +2,10 @@
 // reads, the JSON patch used for kustomize components, and the shape of our kwok Stage.
 import { expect } from 'chai';
 import { parse as parseYaml } from 'yaml';
-import { OOM_KILL_ANNOTATION, OOM_KILL_STAGE } from './harness/kwok.ts';
+import { cpuMilliAnnotation, OOM_KILL_ANNOTATION, OOM_KILL_STAGE, usageAnnotations, USAGE_CPU_ANNOTATION, USAGE_MEMORY_ANNOTATION } from './harness/kwok.ts';
 import { cumulativeCpuSeconds, parseTraceCsv, shiftTrace, toOpenMetrics } from './harness/openmetrics.ts';
 import { applyJsonPatch } from './harness/manifests.ts';
-import { fileSdJson, prometheusYaml } from './harness/prometheus.ts';
+import { fileSdJson, kubeletTargetsJson, prometheusYaml } from './harness/prometheus.ts';
 
 describe('e2e harness: pure helpers', () => {
   it('parses a ts,value CSV with a header and rejects a malformed line with its number', () => {
@@ -71,6 +71,28 @@ describe('e2e harness: pure helpers', () => {
     expect(y).to.contain("targets: ['127.0.0.1:1234']");
     expect(y).to.contain('honor_labels: true');
     expect(y).to.match(/target_label: instance\n\s+replacement: e2e-node/);
+  });
+
+  it('on kwok clusters scrapes the kubelets as job "kubelet" over verified HTTPS, the exporter relabeled to the same job', () => {
+    const plain = prometheusYaml({ exporterPort: 1234, scrapeIntervalSeconds: 1 });
+    expect(plain).not.to.contain('/metrics/resource');
+    const cfg = parseYaml(prometheusYaml({ exporterPort: 1234, scrapeIntervalSeconds: 1, kubelet: { targetsFile: '/tmp/x/kubelets.json', caFile: '/tmp/x/ca.crt' } })) as {
+      scrape_configs: { job_name: string; scheme?: string; metrics_path: string; honor_labels: boolean; tls_config?: { ca_file: string }; file_sd_configs?: { files: string[] }[]; relabel_configs?: { target_label: string; replacement: string }[] }[];
+    };
+    const [kubelet, exporter] = cfg.scrape_configs;
+    expect(kubelet).to.deep.include({ job_name: 'kubelet', scheme: 'https', metrics_path: '/metrics/resource', honor_labels: true, tls_config: { ca_file: '/tmp/x/ca.crt' } });
+    expect(kubelet!.file_sd_configs![0]!.files).to.deep.equal(['/tmp/x/kubelets.json']);
+    expect(kubelet!.relabel_configs).to.equal(undefined);
+    expect(exporter!.job_name).to.equal('history-exporter');
+    expect(exporter!.relabel_configs).to.deep.equal([{ target_label: 'job', replacement: 'kubelet' }, { target_label: 'instance', replacement: 'e2e-node' }]);
+    expect(JSON.parse(kubeletTargetsJson([{ node: 'kwok-node-0', address: '127.0.0.1:5' }]))).to.deep.equal([{ targets: ['127.0.0.1:5'], labels: { node: 'kwok-node-0' } }]);
+  });
+
+  it('writes kwok usage annotations in whole millicores and bytes; null clears, a missing field is left alone', () => {
+    expect(usageAnnotations({ cpuCores: 0.0205, memBytes: 1e8 + 0.4 })).to.deep.equal({ [USAGE_CPU_ANNOTATION]: '21m', [USAGE_MEMORY_ANNOTATION]: '100000000' });
+    expect(usageAnnotations({ cpuCores: null })).to.deep.equal({ [USAGE_CPU_ANNOTATION]: null });
+    expect(usageAnnotations({ memBytes: -5 })).to.deep.equal({ [USAGE_MEMORY_ANNOTATION]: '0' });
+    expect(cpuMilliAnnotation(2.5)).to.equal('3m');
   });
 
   it('adds the file_sd job "extra" only when asked; its targets carry their metrics path as __metrics_path__', () => {

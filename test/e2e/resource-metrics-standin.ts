@@ -2,9 +2,11 @@
 // number of live pods, in millicores on the first container, so the real HPA can use an EHPA's original
 // Resource CPU metric. On a cluster started with `nodes: 'kwok'` the numbers go the real way: written as
 // kwok's usage annotation on each pod, reported by kwok's kubelet endpoint, scraped by the real
-// metrics-server (so a change shows after one or two --metric-resolution periods, 10 s each). Otherwise the
-// harness's metrics-server stand-in (harness/resource-metrics.ts) answers at once from the callback.
-import { podsOf, startResourceMetrics, USAGE_CPU_ANNOTATION, type Cluster, type KwokStack } from './harness/index.ts';
+// metrics-server (so a change shows after one or two --metric-resolution periods, 10 s each) and by
+// Prometheus (job "kubelet", every second): they are the pods' CPU everywhere, so a suite does not also
+// drive the same pods with followWorkloadUsage. Otherwise the harness's metrics-server stand-in
+// (harness/resource-metrics.ts) answers at once from the callback, and Prometheus does not see them.
+import { cpuMilliAnnotation, podsOf, startResourceMetrics, USAGE_CPU_ANNOTATION, type Cluster, type KwokStack } from './harness/index.ts';
 
 export interface ResourceMetricsStandin {
   port: number;
@@ -53,7 +55,7 @@ function kwokUsage(c: Cluster, kwok: KwokStack): ResourceMetricsStandin {
           const workload = (app: string | undefined) => pods.filter((q) => q.labels['app'] === app).length;
           for (const p of pods) {
             const milli = f(p.name, workload(p.labels['app']));
-            const want = milli === undefined ? undefined : `${Math.max(0, Math.round(milli))}m`;
+            const want = milli === undefined ? undefined : cpuMilliAnnotation(milli);
             if (p.annotations[USAGE_CPU_ANNOTATION] !== want) await kwok.setPodCpu(ns, p.name, milli);
           }
         } catch {

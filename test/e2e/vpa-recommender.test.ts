@@ -131,12 +131,9 @@ describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', f
       const l = await c.admin.getJson<{ items: { status?: { phase?: string } }[] }>(`/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dweb`);
       return l.items.length === 2 && l.items.every((p) => p.status?.phase === 'Running');
     }, { timeoutMs: 120_000 });
-    // The same live usage in Prometheus (the exporter) and in kwok's kubelet metrics (metrics-server).
+    // Live usage through kwok's usage annotations: its kubelet endpoint reports it to metrics-server and to
+    // Prometheus alike.
     stopUsage = followWorkloadUsage(c, NS, 'app=web', 'app', () => ({ cpuCores: 0.05, memBytes: LIVE_MEMORY }));
-    for (const p of await podsOf(c, NS, 'app=web')) {
-      await c.kwok!.setPodCpu(NS, p.name, 50);
-      await c.kwok!.setPodMemory(NS, p.name, LIVE_MEMORY);
-    }
     await post(VPA_PATH, {
       apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler',
       metadata: { name: 'web', namespace: NS },

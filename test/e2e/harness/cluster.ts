@@ -1,7 +1,8 @@
 // startCluster(): the whole local stack on loopback for the end-to-end tests, the demo and benchmarks:
-// etcd, kube-apiserver (aggregation layer on), kube-controller-manager (the real HPA), a kubelet stand-in,
-// Prometheus with backfilled history and a live usage exporter, and helpers to run the adapter as its own
-// process behind the aggregator. Everything binds 127.0.0.1; everything is torn down by stop().
+// etcd, kube-apiserver (aggregation layer on), kube-controller-manager (the real HPA), a kubelet stand-in
+// (or kwok's nodes), Prometheus with backfilled history and live usage (kwok's kubelet endpoints, else a
+// usage exporter), and helpers to run the adapter as its own process behind the aggregator. Everything
+// binds 127.0.0.1; everything is torn down by stop().
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +17,10 @@ import { startKubeletStandin, type KubeletStandin } from './kubelet-standin.ts';
 import { finalCpuSeconds, parseTraceCsv, shiftTrace, type BackfillGauge, type BackfillSeries } from './openmetrics.ts';
 import { freePort, freePorts } from './ports.ts';
 import { tailLog, type ManagedProcess } from './processes.ts';
-import { backfill, fileSdJson, startPrometheusServer, startUsageExporter, type PrometheusConfig, type ScrapeTarget, type Usage, type UsageExporter } from './prometheus.ts';
+import {
+  backfill, fileSdJson, kubeletTargetsJson, startPrometheusServer, startUsageExporter, waitScrapeTargetsUp, SCRAPE_LABELS,
+  type PrometheusConfig, type ScrapeTarget, type Usage, type UsageExporter,
+} from './prometheus.ts';
 import { restClient, type RestClient } from './rest.ts';
 import { registerAdapterRoute, unregisterAdapterRoute, waitAdapterAvailable, type AdapterRoute } from './aggregation.ts';
 import { startAdapterProcess, type AdapterProcess } from './adapter-process.ts';
@@ -127,7 +131,12 @@ export interface Cluster {
   /** kube-scheduler, kwok and metrics-server when started with `nodes: 'kwok'`. */
   kwok: KwokStack | undefined;
   timings: StartTimings;
-  /** Set live usage of a container (CPU cores, working-set bytes); Prometheus scrapes it within ~1 s. */
+  /**
+   * Set live usage of a container (CPU cores, working-set bytes) in the exporter; Prometheus scrapes it within
+   * ~1 s. On a kwok cluster only for pods that do not exist (a history's pod): a pod kwok runs reports its
+   * own usage (`kwok.setPodUsage`, `followWorkloadUsage`), so an exporter series for it would count twice; such
+   * a call is ignored and reported on stderr (checked once per pod, before its first series).
+   */
   setUsage(namespace: string, pod: string, container: string, usage: Usage): void;
   removeUsage(namespace: string, pod: string, container?: string): void;
   /** Targets Prometheus scrapes besides the usage exporter (job "extra"), e.g. ehpa-adapter's /metrics; replaces the previous list. */
@@ -206,7 +215,12 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     // Prometheus (backfill + start) runs alongside the control plane's start-up.
     const promEnabled = opts.prometheus ?? true;
     const promCfg: PrometheusConfig | undefined = promEnabled
-      ? { binary: binaries.prometheus, dataDir: join(dir, 'prometheus-data'), port: promPort, exporterPort: 0, scrapeIntervalSeconds: opts.scrapeIntervalSeconds ?? 1, configDir: join(dir, 'prometheus'), logDir, extraTargetsFile: join(dir, 'prometheus', 'extra-targets.json') }
+      ? {
+        binary: binaries.prometheus, dataDir: join(dir, 'prometheus-data'), port: promPort, exporterPort: 0, scrapeIntervalSeconds: opts.scrapeIntervalSeconds ?? 1,
+        configDir: join(dir, 'prometheus'), logDir, extraTargetsFile: join(dir, 'prometheus', 'extra-targets.json'),
+        // kwok's kubelet endpoints serve the apiserver's certificate (harness/kwok.ts): verify it against the cluster CA.
+        ...(opts.nodes === 'kwok' ? { kubelet: { targetsFile: join(dir, 'prometheus', 'kubelet-targets.json'), caFile: pki.ca.certPath } } : {}),
+      }
       : undefined;
     let prometheusMs = 0;
     const backfilled: Cluster['backfilled'] = [];
@@ -279,6 +293,31 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       kubelet = startKubeletStandin(admin, ko.namespaces ? { namespaces: ko.namespaces } : {});
     }
     await promReady;
+    if (kwok && promCfg?.kubelet) {
+      // Prometheus' live pod usage: the kwok nodes' kubelet endpoints, scraped before any test asks.
+      await writeFile(promCfg.kubelet.targetsFile, kubeletTargetsJson(kwok.kubeletEndpoints));
+      await waitScrapeTargetsUp(`http://127.0.0.1:${promPort}`, SCRAPE_LABELS.job, kwok.kubeletEndpoints.length);
+    }
+
+    // On a kwok cluster the exporter is for pods that do not exist (a history's pod); a pod kwok runs is
+    // scraped from its node already. Checked once per pod, before its first series; calls stay in order.
+    const exporterPods = new Map<string, Promise<boolean>>();
+    const exporterMay = (ns: string, pod: string): Promise<boolean> => {
+      const key = `${ns}/${pod}`;
+      let may = exporterPods.get(key);
+      if (!may) {
+        may = admin.get(`/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(pod)}`).then((r) => {
+          if (r.status !== 200) return true;
+          console.error(`e2e harness: setUsage(${key}) ignored: kwok runs that pod and reports its usage to Prometheus and metrics-server; use cluster.kwok.setPodUsage or followWorkloadUsage`);
+          return false;
+        }, () => {
+          exporterPods.delete(key); // kube-apiserver unreachable (a restart): export, and ask again next time
+          return true;
+        });
+        exporterPods.set(key, may);
+      }
+      return may;
+    };
 
     const identity = async (user: string, groups: string[] = []): Promise<UserIdentity> => {
       const safe = user.replace(/[^a-zA-Z0-9_.-]/g, '_');
@@ -305,10 +344,17 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       },
       setUsage(ns, pod, container, usage) {
         if (!exporter) throw new Error('Prometheus is disabled in this cluster');
-        exporter.set(ns, pod, container, usage);
+        const e = exporter;
+        if (!kwok) e.set(ns, pod, container, usage);
+        else {
+          void exporterMay(ns, pod).then((may) => {
+            if (may) e.set(ns, pod, container, usage);
+          });
+        }
       },
       removeUsage(ns, pod, container) {
-        exporter?.remove(ns, pod, container);
+        if (!kwok) exporter?.remove(ns, pod, container);
+        else void exporterMay(ns, pod).then(() => exporter?.remove(ns, pod, container));
       },
       async setExtraScrapeTargets(targets) {
         if (!promCfg?.extraTargetsFile) throw new Error('Prometheus is disabled in this cluster');

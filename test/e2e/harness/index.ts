@@ -2,7 +2,7 @@
 export { startCluster, type Cluster, type ClusterOptions, type TraceBackfill, type GaugeTraceBackfill, type StartTimings, type UserIdentity } from './cluster.ts';
 export { locateBinaries, controlPlaneDir, prometheusAdapterBinary, REPO_ROOT, type Binaries } from './binaries.ts';
 export { restClient, type RestClient, type RawResponse } from './rest.ts';
-export { queryRange, queryInstant, SCRAPE_LABELS, type Usage, type ScrapeTarget } from './prometheus.ts';
+export { queryRange, queryInstant, SCRAPE_LABELS, KUBELET_RESOURCE_METRICS_PATH, type Usage, type ScrapeTarget } from './prometheus.ts';
 export { parseTraceCsv, shiftTrace, toOpenMetrics, cumulativeCpuSeconds } from './openmetrics.ts';
 export { METRICS_API_SERVICES } from './aggregation.ts';
 export { loadKustomization, applyObjects, applyComponent, MANIFESTS_DIR } from './manifests.ts';
@@ -11,7 +11,10 @@ export { startResourceMetrics, type ResourceMetricsServer, type UsageSource, typ
 export type { AdapterProcess } from './adapter-process.ts';
 export type { KubeletStandin } from './kubelet-standin.ts';
 export { recordEviction, type EvictionOffender } from './kubelet-events.ts';
-export { kwokBinaries, USAGE_CPU_ANNOTATION, USAGE_MEMORY_ANNOTATION, OOM_KILL_ANNOTATION, type KwokStack, type KwokBinaries, type KwokContainerStatus } from './kwok.ts';
+export {
+  kwokBinaries, cpuMilliAnnotation, usageAnnotations, USAGE_CPU_ANNOTATION, USAGE_MEMORY_ANNOTATION, OOM_KILL_ANNOTATION,
+  type KwokStack, type KwokBinaries, type KwokContainerStatus, type KwokPodUsage,
+} from './kwok.ts';
 export {
   installCrds, installManifestRbac, createNamespace, createDeployment, deploymentObject, getDeployment, waitReplicas,
   podsOf, followWorkloadUsage, waitHpa, directAdapterClient, type DeploymentSpec, type HpaState, type PodInfo,

@@ -8,7 +8,9 @@
 // serves a Metric whose path has no `{nodeName}` for the node named like the Metric (sigs.k8s.io/kwok v0.8.0
 // pkg/kwok/server/metrics.go), so each node gets its own port and its own Metric from a config file.
 // Usage per pod comes from kwok's usage-from-annotation ClusterResourceUsage: the harness writes
-// `kwok.x-k8s.io/usage-cpu` / `usage-memory` on pods (kustomize/metrics/usage in the kwok module).
+// `kwok.x-k8s.io/usage-cpu` / `usage-memory` on pods (kustomize/metrics/usage in the kwok module). The same
+// endpoints are Prometheus' live usage (its `kubelet` job, harness/prometheus.ts), so metrics-server and
+// Prometheus read one number.
 // One Stage is ours (OOM_KILL_STAGE): an OOM-killed, restarted container on demand, as a kubelet reports it.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -50,11 +52,18 @@ export interface KwokStackConfig {
 
 export interface KwokStack {
   nodeNames: string[];
+  /** Each node's kubelet endpoint (`127.0.0.1:<port>`, HTTPS, `/metrics/resource`), as metrics-server and Prometheus reach it. */
+  kubeletEndpoints: { node: string; address: string }[];
   metricsServerPort: number;
   /** Set (milli > 0) or clear (undefined) a pod's simulated CPU usage; kwok reports it from the next scrape on. */
   setPodCpu(namespace: string, pod: string, milli: number | undefined): Promise<void>;
   /** Set or clear a pod's simulated working set (bytes; kwok's default is 1Mi), as setPodCpu. */
   setPodMemory(namespace: string, pod: string, bytes: number | undefined): Promise<void>;
+  /**
+   * Both in one patch (`usageAnnotations`): a field left out is untouched, `null` clears it. kwok applies the
+   * pod's annotation to each of its containers (usage-from-annotation has no per-container form).
+   */
+  setPodUsage(namespace: string, pod: string, usage: KwokPodUsage): Promise<void>;
   /**
    * What a kubelet reports after the kernel OOM-killed `container` and it restarted: kwok's `e2e-oom-kill`
    * Stage (OOM_KILL_STAGE) fires once on the annotation this writes. Resolves with the container's status
@@ -71,6 +80,25 @@ export const USAGE_CPU_ANNOTATION = 'kwok.x-k8s.io/usage-cpu';
 export const USAGE_MEMORY_ANNOTATION = 'kwok.x-k8s.io/usage-memory';
 /** Trigger of OOM_KILL_STAGE: the name of the container to OOM-kill; the Stage removes it when it fires. */
 export const OOM_KILL_ANNOTATION = 'e2e.ehpa-adapter.io/oom-kill';
+
+/** A pod's simulated usage: CPU cores (written in millicores) and working-set bytes; null = kwok's default. */
+export interface KwokPodUsage {
+  cpuCores?: number | null;
+  memBytes?: number | null;
+}
+
+/** The `kwok.x-k8s.io/usage-cpu` value for `milli` millicores (whole millicores, at least 0). */
+export function cpuMilliAnnotation(milli: number): string {
+  return `${Math.max(0, Math.round(milli))}m`;
+}
+
+/** The usage annotations for `usage` (a field left out is absent; null maps to null, i.e. removed by a merge patch). */
+export function usageAnnotations(usage: KwokPodUsage): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  if (usage.cpuCores !== undefined) out[USAGE_CPU_ANNOTATION] = usage.cpuCores === null ? null : cpuMilliAnnotation(usage.cpuCores * 1000);
+  if (usage.memBytes !== undefined) out[USAGE_MEMORY_ANNOTATION] = usage.memBytes === null ? null : `${Math.max(0, Math.round(usage.memBytes))}`;
+  return out;
+}
 
 export interface KwokContainerStatus {
   name: string;
@@ -246,17 +274,20 @@ export async function startKwokStack(cfg: KwokStackConfig, bins: KwokBinaries): 
     await registerResourceMetricsApi(cfg.admin, metricsServerPort);
     await waitResourceMetricsAvailable(cfg.admin, 120_000);
 
-    const annotateUsage = async (namespace: string, pod: string, key: string, value: string | null) => {
+    const annotate = async (namespace: string, pod: string, annotations: Record<string, string | null>) => {
+      if (Object.keys(annotations).length === 0) return;
       const r = await cfg.admin.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${pod}`, {
-        body: { metadata: { annotations: { [key]: value } } }, contentType: 'application/merge-patch+json',
+        body: { metadata: { annotations } }, contentType: 'application/merge-patch+json',
       });
       if (r.status !== 200 && r.status !== 404) throw new Error(`annotate pod ${namespace}/${pod}: ${r.status} ${r.body.slice(0, 300)}`);
     };
 
     return {
       nodeNames, metricsServerPort,
-      setPodCpu: (namespace, pod, milli) => annotateUsage(namespace, pod, USAGE_CPU_ANNOTATION, milli === undefined ? null : `${Math.max(0, Math.round(milli))}m`),
-      setPodMemory: (namespace, pod, bytes) => annotateUsage(namespace, pod, USAGE_MEMORY_ANNOTATION, bytes === undefined ? null : `${Math.max(0, Math.round(bytes))}`),
+      kubeletEndpoints: nodeNames.map((node, i) => ({ node, address: `127.0.0.1:${ports[2 + i]!}` })),
+      setPodCpu: (namespace, pod, milli) => annotate(namespace, pod, { [USAGE_CPU_ANNOTATION]: milli === undefined ? null : cpuMilliAnnotation(milli) }),
+      setPodMemory: (namespace, pod, bytes) => annotate(namespace, pod, usageAnnotations({ memBytes: bytes ?? null })),
+      setPodUsage: (namespace, pod, usage) => annotate(namespace, pod, usageAnnotations(usage)),
       async oomKill(namespace, pod, container, o = {}) {
         type Pod = {
           metadata: { annotations?: Record<string, string> };

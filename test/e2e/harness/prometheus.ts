@@ -1,6 +1,11 @@
-// Prometheus for the tests: history backfilled with promtool from a real trace, current usage from a small
-// cAdvisor-shaped exporter on loopback that Prometheus scrapes every second. Backfilled and live series
-// carry the same labels (job="kubelet", instance="e2e-node"), so a query sees one continuous series.
+// Prometheus for the tests: history backfilled with promtool from a real trace; current usage scraped every
+// second. On a kwok cluster the pods' live usage is the real path: job "kubelet" scrapes each kwok node's
+// kubelet `/metrics/resource` (HTTPS, as metrics-server reads it), whose container_cpu_usage_seconds_total
+// and container_memory_working_set_bytes carry the pod's own namespace, pod and container labels. A small
+// cAdvisor-shaped exporter on loopback stays for what no real component can do: continuing backfilled series
+// of pods that do not exist (`continueLive`) and other gauges (`setGauge`); on a cluster without kwok it also
+// plays the pods. Backfilled and exporter series carry the same labels (job="kubelet", instance="e2e-node"),
+// so a query sees one continuous series.
 import { createServer, type Server } from 'node:http';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -124,6 +129,12 @@ export interface PrometheusConfig {
   logDir: string;
   /** Optional file_sd file for targets added after start-up (job "extra"); written as [] when missing. */
   extraTargetsFile?: string;
+  /**
+   * kwok clusters: scrape the nodes' kubelet `/metrics/resource` as job "kubelet" (HTTPS, verified against
+   * `caFile`); their targets come from `targetsFile` (file_sd, `kubeletTargetsJson`; written as [] when
+   * missing), and the exporter's job is then "history-exporter", relabeled to job="kubelet".
+   */
+  kubelet?: { targetsFile: string; caFile: string };
 }
 
 /** One extra target Prometheus scrapes, e.g. ehpa-adapter's operations port (`127.0.0.1:<port>`). */
@@ -142,21 +153,50 @@ export function fileSdJson(targets: readonly ScrapeTarget[]): string {
   })));
 }
 
-export function prometheusYaml(cfg: Pick<PrometheusConfig, 'exporterPort' | 'scrapeIntervalSeconds' | 'extraTargetsFile'>): string {
+/** The path of a kubelet's resource metrics (kwok serves each node's there, see harness/kwok.ts). */
+export const KUBELET_RESOURCE_METRICS_PATH = '/metrics/resource';
+
+/** The file_sd JSON for the kubelet job: one target per node, labeled with its node name. */
+export function kubeletTargetsJson(endpoints: readonly { node: string; address: string }[]): string {
+  return fileSdJson(endpoints.map((e) => ({ target: e.address, labels: { node: e.node } })));
+}
+
+export function prometheusYaml(cfg: Pick<PrometheusConfig, 'exporterPort' | 'scrapeIntervalSeconds' | 'extraTargetsFile' | 'kubelet'>): string {
   const extra = cfg.extraTargetsFile
     ? ['  - job_name: extra', '    file_sd_configs:', `      - files: ['${cfg.extraTargetsFile}']`, '        refresh_interval: 1s']
     : [];
+  // The kubelets (kwok): the scrape interval is the global one, as the exporter's, so rate()/irate() have two
+  // samples a second after a pod appears. kwok's series have no `job`/`instance` of their own; honor_labels
+  // keeps their namespace/pod/container over any target label, as kube-prometheus scrapes the kubelet.
+  const kubelet = cfg.kubelet
+    ? [
+      `  - job_name: ${SCRAPE_LABELS.job}`,
+      '    scheme: https',
+      `    metrics_path: ${KUBELET_RESOURCE_METRICS_PATH}`,
+      '    honor_labels: true',
+      '    tls_config:',
+      `      ca_file: '${cfg.kubelet.caFile}'`,
+      '    file_sd_configs:',
+      `      - files: ['${cfg.kubelet.targetsFile}']`,
+      '        refresh_interval: 1s',
+    ]
+    : [];
+  // The exporter: a job of its own name on kwok clusters (job names are unique), relabeled to the backfill's job.
+  const exporterJob = cfg.kubelet ? ['  - job_name: history-exporter'] : [`  - job_name: ${SCRAPE_LABELS.job}`];
+  const exporterJobLabel = cfg.kubelet ? ['      - target_label: job', `        replacement: ${SCRAPE_LABELS.job}`] : [];
   return [
     'global:',
     `  scrape_interval: ${cfg.scrapeIntervalSeconds}s`,
     `  evaluation_interval: ${cfg.scrapeIntervalSeconds}s`,
     'scrape_configs:',
-    `  - job_name: ${SCRAPE_LABELS.job}`,
+    ...kubelet,
+    ...exporterJob,
     '    metrics_path: /metrics/cadvisor',
     '    honor_labels: true',
     '    static_configs:',
     `      - targets: ['127.0.0.1:${cfg.exporterPort}']`,
     '    relabel_configs:',
+    ...exporterJobLabel,
     '      - target_label: instance',
     `        replacement: ${SCRAPE_LABELS.instance}`,
     ...extra,
@@ -168,9 +208,11 @@ export async function startPrometheusServer(cfg: PrometheusConfig): Promise<Mana
   await mkdir(cfg.configDir, { recursive: true });
   const configPath = join(cfg.configDir, 'prometheus.yml');
   await writeFile(configPath, prometheusYaml(cfg));
-  if (cfg.extraTargetsFile) await writeFile(cfg.extraTargetsFile, '[]', { flag: 'wx' }).catch((e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EEXIST') throw e;
-  });
+  for (const f of [cfg.extraTargetsFile, cfg.kubelet?.targetsFile]) {
+    if (f) await writeFile(f, '[]', { flag: 'wx' }).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EEXIST') throw e;
+    });
+  }
   const proc = startProcess({
     name: 'prometheus',
     command: cfg.binary,
@@ -183,6 +225,20 @@ export async function startPrometheusServer(cfg: PrometheusConfig): Promise<Mana
   });
   await waitFor('prometheus /-/ready', async () => (await fetch(`http://127.0.0.1:${cfg.port}/-/ready`)).ok, { process: proc, timeoutMs: 120_000 });
   return proc;
+}
+
+/** Wait until Prometheus scrapes `count` targets of `scrapePool` (a job name) successfully. */
+export async function waitScrapeTargetsUp(promUrl: string, scrapePool: string, count: number, timeoutMs = 60_000): Promise<void> {
+  let last = 'no answer';
+  await waitFor(`Prometheus scraping ${count} ${scrapePool} target(s)`, async () => {
+    const r = await fetch(new URL('/api/v1/targets?state=active', promUrl));
+    const body = (await r.json()) as { data?: { activeTargets?: { scrapePool: string; scrapeUrl: string; health: string; lastError: string }[] } };
+    const ts = (body.data?.activeTargets ?? []).filter((t) => t.scrapePool === scrapePool);
+    last = ts.map((t) => `${t.scrapeUrl} ${t.health}${t.lastError ? ` (${t.lastError})` : ''}`).join('; ') || 'none';
+    return ts.length === count && ts.every((t) => t.health === 'up');
+  }, { timeoutMs, intervalMs: 250 }).catch((e: Error) => {
+    throw new Error(`${e.message}; targets: ${last}`);
+  });
 }
 
 export interface RangeResult {
