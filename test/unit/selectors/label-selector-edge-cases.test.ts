@@ -185,3 +185,16 @@ describe('formatLabelSelector: a key used more than once', () => {
     ).to.equal('a in (x),!a');
   });
 });
+
+describe('label selector bounds and int64 ends', () => {
+  it('refuses a selector over 10,000 characters before parsing it (docs/security.md §2), and takes one of exactly 10,000', () => {
+    const exactly = `${'a,'.repeat(4999)}ab`;
+    expect(exactly.length).to.equal(10_000);
+    expect(parseLabelSelector(exactly).matches({ a: '', ab: '' })).to.equal(true);
+    expect(() => parseLabelSelector(`${exactly}c`)).to.throw(SelectorError, 'selector is longer than 10000 characters');
+  });
+  it('a label value below the int64 minimum never matches Lt, as strconv.ParseInt fails on it', () => {
+    expect(parseLabelSelector('a<1').matches({ a: '-9223372036854775808' })).to.equal(true);
+    expect(parseLabelSelector('a<1').matches({ a: '-9223372036854775809' })).to.equal(false);
+  });
+});
