@@ -315,6 +315,17 @@ function windowState(start: Compiled, end: Compiled, nowMs: number): WindowState
   return { active, fromMs: nowMs, untilMs };
 }
 
+/**
+ * Empties the zone, compile and window-state caches. They only hold answers the functions would compute
+ * again, so this changes no answer; tests call it so that each test computes afresh (mutation testing runs
+ * many mutants in one process, and a cached answer would hide a mutant from every test after the first).
+ */
+export function clearCronCaches(): void {
+  zoneValid.clear();
+  compiledCache.clear();
+  stateCache.clear();
+}
+
 /** cronWindowActive without the state cache: the reference the cache is tested against. */
 export function cronWindowActiveUncached(cron: CronWindowSpec, nowMs: number, localZone: string, unset: UnsetZone = 'UTC'): boolean {
   const zone = resolveCronZone(cron.timezone, localZone, unset);
