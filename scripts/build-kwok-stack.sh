@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Obtain the real components that replace the e2e stand-ins (issue 15): kwok (fake nodes, pod lifecycle and
+# Obtain the real components that replaced the e2e harness's former stand-ins (issue 15): kwok (fake nodes, pod lifecycle and
 # simulated kubelet metrics), metrics-server (serves metrics.k8s.io from those kubelet endpoints) and
 # kube-scheduler (binds pods to the fake nodes).
 #

@@ -107,7 +107,6 @@ async function main(): Promise<number> {
   };
   try {
     cluster = await startCluster({
-      nodes: 'kwok',
       traces: [{
         file: historyCsv, namespace: NAMESPACE, pod: HISTORY_POD, container: CONTAINER, cpuScale: trace.scale,
         memBaseBytes: MEMORY_BASE_BYTES, memBytesPerCore: MEMORY_BYTES_PER_CORE, continueLive: false,

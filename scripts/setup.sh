@@ -8,7 +8,7 @@
 #   5. prometheus-adapter via scripts/build-prometheus-adapter.sh (same cache; ~3 minutes the first time),
 #      for the exporter-mode e2e test (test/e2e/prometheus-adapter.test.ts).
 #   6. kwok, metrics-server and kube-scheduler via scripts/build-kwok-stack.sh (same cache), the real nodes'
-#      part for the e2e suites started with `nodes: 'kwok'` (test/e2e/harness/README.md).
+#      part for every e2e suite that runs pods (test/e2e/harness/README.md).
 # Each step is quick when already done. A step that cannot be done prints one line saying what to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -5,8 +5,8 @@
 //   - 10 EHPAs per namespace (at most 1,000 namespaces), the mix of bench/controllers: CPU utilization on all,
 //     prediction (DSP, 15 days of history) on 3/4, crons on 1/2, Preview on 1/10; each on its own
 //     Deployment, created paused so the Deployment controller makes no pods of its own; 10 pods per
-//     Deployment created directly with the Deployment's labels, their status set Running+Ready as the
-//     harness' kubelet stand-in writes it (runningStatus);
+//     Deployment created directly with the Deployment's labels, their status set Running+Ready as a
+//     kubelet writes it (runningStatus in pod-status.ts; the harness runs no nodes here);
 //   - serve as its own process (harness startAdapterProcess, the adapter's service-account identity and
 //     manifests/ RBAC), Prometheus replaced by bench/forecast-offload's stub (15 days per history query);
 //   - convergence: serve start until every EHPA has its HPA; every TSP Ready (cold start, all fits);
@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import {
   createNamespace, deploymentObject, installCrds, installManifestRbac, startCluster, waitFor, type Cluster,
 } from '../../test/e2e/harness/index.ts';
-import { runningStatus } from '../../test/e2e/harness/kubelet-standin.ts';
+import { runningStatus } from './pod-status.ts';
 import { startStubPrometheus } from '../forecast-offload/stub-prometheus.ts';
 
 const SIZES = (process.env['SCALE_EHPAS'] ?? '1000').split(',').map(Number);
@@ -173,7 +173,7 @@ async function populate(c: Cluster, n: number): Promise<{ namespaces: string[]; 
         spec: dep.spec.template.spec,
       });
       const r = await c.admin.request('PATCH', `/api/v1/namespaces/${ns}/pods/${pod.metadata.name}/status`, {
-        body: { status: runningStatus(pod as never, new Date(Date.now() - 60_000)) }, contentType: 'application/merge-patch+json',
+        body: { status: runningStatus(pod, new Date(Date.now() - 60_000)) }, contentType: 'application/merge-patch+json',
       });
       if (r.status !== 200) throw new Error(`pod status: ${r.status} ${r.body.slice(0, 200)}`);
       pods++;

@@ -9,7 +9,7 @@ const NS = 'identities';
 
 describe('e2e: controllers with their own service-account credentials', function () {
   this.timeout(240_000);
-  const env = useCluster({ nodes: 'kwok', useServiceAccountCredentials: true, prometheus: false });
+  const env = useCluster({ useServiceAccountCredentials: true, prometheus: false });
 
   it('mints per-controller service accounts and the HPA scales a Deployment to minReplicas', async () => {
     const c = env.cluster;

@@ -53,7 +53,6 @@ const cpu50 = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Util
 describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
   this.timeout(300_000);
   const env = useCluster({
-    nodes: 'kwok',
     // Two days and a bit of a daily trace for the pods of Deployment "web", so the forecaster has history.
     traces: [{ file: TRACE, namespace: NS, pod: 'web-5f7c9d8b4-hx2lq', container: 'app', cpuScale: 0.01, lastPoints: 2 * 1440 + 120 }],
   });

@@ -51,7 +51,7 @@ const conditionOf = (o: Obj, type: string) =>
 
 describe('e2e: Crane\'s EHPA and TSP examples and documentation manifests do what they do in Crane', function () {
   this.timeout(600_000);
-  const env = useCluster({ nodes: 'kwok', prometheus: true });
+  const env = useCluster({ prometheus: true });
   let serve: AdapterProcess;
   const localZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 

@@ -17,7 +17,7 @@ const WINDOW_MINUTES = 5;
 describe('e2e scenario 1: cron scaling through the real HPA', function () {
   this.timeout(600_000);
   // Pods are scheduled by kube-scheduler onto a kwok node and made Running/Ready (and deleted) by kwok.
-  const env = useCluster({ nodes: 'kwok' });
+  const env = useCluster();
   let serve: AdapterProcess;
   let window: ReturnType<typeof cronWindowNow>;
   let stopUsage: (() => void) | undefined;

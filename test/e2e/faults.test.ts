@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { fileURLToPath } from 'node:url';
 import { createDeployment, createNamespace, waitFor, waitHpa, waitReplicas, type AdapterProcess, type HpaState } from './harness/index.ts';
 import { CRANE_TRACES, sleep, useCluster } from './helpers.ts';
-import { startResourceMetricsStandin, type ResourceMetricsStandin } from './resource-metrics-standin.ts';
+import { startPodCpu, type PodCpu } from './pod-cpu.ts';
 import { condition, ehpaObject, ehpaPath, exists, hpaPath, installForServe, post, startServe, tspPath, waitObj, type Obj } from './scenario-helpers.ts';
 
 const NS = 'faults';
@@ -26,11 +26,10 @@ describe('e2e scenario 7: faults', function () {
   this.timeout(600_000);
   // Pods scheduled onto a kwok node by kube-scheduler; metrics.k8s.io from the real metrics-server.
   const env = useCluster({
-    nodes: 'kwok',
     traces: [{ file: TRACE, namespace: NS, pod: 'web-7d9c8b6f5d-abcde', container: 'app', cpuScale: 0.01, lastPoints: 2 * 1440 + 120 }],
   });
   let serve: AdapterProcess;
-  let standin: ResourceMetricsStandin;
+  let podCpu: PodCpu;
   // The workload's total CPU in millicores, spread evenly over its pods: kwok reports it per pod to both
   // metrics-server and Prometheus (the observed-usage fallback once the forecast is gone reads the latter).
   let totalMilli = 100;
@@ -41,9 +40,9 @@ describe('e2e scenario 7: faults', function () {
     this.timeout(300_000);
     const c = env.cluster;
     await installForServe(c);
-    standin = await startResourceMetricsStandin(c);
+    podCpu = startPodCpu(c);
     // Other workloads of the namespace idle at 10m per pod.
-    standin.setCpu(NS, (pod, n) => (pod.startsWith('web-') ? totalMilli / n : 10));
+    podCpu.setCpu(NS, (pod, n) => (pod.startsWith('web-') ? totalMilli / n : 10));
     await createNamespace(c, NS);
     await createDeployment(c, NS, 'web', { replicas: 1, cpuRequest: '200m' });
     await createDeployment(c, NS, 'late', { replicas: 1, cpuRequest: '200m' });
@@ -53,7 +52,7 @@ describe('e2e scenario 7: faults', function () {
   });
 
   after(async () => {
-    await standin?.close();
+    await podCpu?.close();
   });
 
   it('Prometheus stopped: prediction not ready, the HPA keeps scaling on the original CPU metric, serve stays up; then it recovers', async () => {

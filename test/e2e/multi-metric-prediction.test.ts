@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createDeployment, createNamespace, parseTraceCsv, queryInstant, waitFor, waitHpa, type AdapterProcess, type HpaState } from './harness/index.ts';
 import { CRANE_TRACES, useCluster } from './helpers.ts';
-import { startResourceMetricsStandin, type ResourceMetricsStandin } from './resource-metrics-standin.ts';
+import { startPodCpu, type PodCpu } from './pod-cpu.ts';
 import { condition, ehpaObject, ehpaPath, externalItems, hpaPath, installForServe, post, quantityMilli, startServe, tspPath, waitObj, type Obj } from './scenario-helpers.ts';
 import { maxForecastInWindow } from '../../src/metric-values/forecast-window.ts';
 import { externalAverageValueReplicas, podsAverageValueReplicas } from '../../src/hpa/replica-calculator.ts';
@@ -41,12 +41,11 @@ describe('e2e: prediction of memory and a Pods metric (issue 14)', function () {
   this.timeout(900_000);
   // Pods on a kwok node (kube-scheduler binds them); metrics.k8s.io from the real metrics-server.
   const env = useCluster({
-    nodes: 'kwok',
     traces: [{ file: TRACE, namespace: NS, pod: BACKFILL_POD, container: 'app', cpuScale: CPU_SCALE, memBaseBytes: MEM_BASE, memBytesPerCore: MEM_PER_CORE, lastPoints: LAST_POINTS }],
     gaugeTraces: [{ file: TRACE, name: 'http_requests', labels: { namespace: NS, pod: BACKFILL_POD }, scale: HTTP_SCALE, lastPoints: LAST_POINTS }],
   });
   let serve: AdapterProcess;
-  let standin: ResourceMetricsStandin;
+  let podCpu: PodCpu;
   let uid = '';
   const podsV07 = () => `/apis/custom.metrics.k8s.io/v1beta2/namespaces/${NS}/pods/*/crane_custom.pods_http_requests?labelSelector=${encodeURIComponent('app=web')}&metricLabelSelector=${encodeURIComponent(`${UID_LABEL}=${uid}`)}`;
   const head = (rid: string) =>
@@ -58,8 +57,8 @@ describe('e2e: prediction of memory and a Pods metric (issue 14)', function () {
     await installForServe(c);
     // The original Resource memory metric reads metrics.k8s.io: kwok reports 1Mi per pod (its default), so on its
     // own it wants 1 replica; the original Pods metric has no provider here (the HPA ignores it for scale-up).
-    standin = await startResourceMetricsStandin(c);
-    standin.setCpu(NS, () => 1);
+    podCpu = startPodCpu(c);
+    podCpu.setCpu(NS, () => 1);
     await createNamespace(c, NS);
     await createDeployment(c, NS, 'web', { replicas: 1, cpuRequest: '100m', memoryRequest: `${MEM_REQUEST_MI}Mi` });
     serve = await startServe(c, 'serve-multi-1');
@@ -67,7 +66,7 @@ describe('e2e: prediction of memory and a Pods metric (issue 14)', function () {
 
   after(async () => {
     await serve?.stop();
-    await standin?.close();
+    await podCpu?.close();
   });
 
   it('gets one Ready TSP with a resource.memory and a pods.http_requests entry', async () => {

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createDeployment, createNamespace, parseTraceCsv, podsOf, waitHpa, type AdapterProcess } from './harness/index.ts';
 import { CRANE_TRACES, useCluster } from './helpers.ts';
-import { startResourceMetricsStandin, type ResourceMetricsStandin } from './resource-metrics-standin.ts';
+import { startPodCpu, type PodCpu } from './pod-cpu.ts';
 import { ehpaObject, ehpaPath, installForServe, post, quantityMilli, startServe, tspPath, waitObj, type Obj } from './scenario-helpers.ts';
 import { maxForecastInWindow, perPodMillis } from '../../src/metric-values/forecast-window.ts';
 import { podsAverageValueReplicas, withinTolerance } from '../../src/hpa/replica-calculator.ts';
@@ -39,11 +39,10 @@ describe('e2e scenario 2: prediction through the aggregator and the real HPA', f
   this.timeout(600_000);
   // Pods scheduled by kube-scheduler onto a kwok node; metrics.k8s.io from the real metrics-server.
   const env = useCluster({
-    nodes: 'kwok',
     traces: [{ file: TRACE, namespace: NS, pod: 'web-7d9c8b6f5d-abcde', container: 'app', cpuScale: CPU_SCALE, lastPoints: LAST_POINTS }],
   });
   let serve: AdapterProcess;
-  let standin: ResourceMetricsStandin;
+  let podCpu: PodCpu;
   let uid = '';
   const requestMilli = requestMilliFor();
   const targetMilli = Math.round(requestMilli / 2);
@@ -54,8 +53,8 @@ describe('e2e scenario 2: prediction through the aggregator and the real HPA', f
     await installForServe(c);
     // The EHPA's original Resource CPU metric needs metrics.k8s.io: the real metrics-server reads an idle 1m
     // per pod from kwok, so that metric alone would want 1 replica and the forecast decides.
-    standin = await startResourceMetricsStandin(c);
-    standin.setCpu(NS, () => 1);
+    podCpu = startPodCpu(c);
+    podCpu.setCpu(NS, () => 1);
     await createNamespace(c, NS);
     await createDeployment(c, NS, 'web', { replicas: 1, cpuRequest: `${requestMilli}m` });
     serve = await startServe(c, 'serve-prediction');
@@ -63,7 +62,7 @@ describe('e2e scenario 2: prediction through the aggregator and the real HPA', f
 
   after(async () => {
     await serve?.stop();
-    await standin?.close();
+    await podCpu?.close();
   });
 
   it('the backfilled daily trace gives a Ready TimeSeriesPrediction, calibrated to the EHPA’s coverage annotation', async () => {
@@ -155,7 +154,7 @@ describe('e2e scenario 2: prediction through the aggregator and the real HPA', f
     const expected = podsAverageValueReplicas({ currentReplicas: current, podMilli: served.map((s) => s.milli), targetMilli });
     // The Resource metric (1m of 200m-ish requests) proposes at most 1, so the forecast's proposal wins.
     const clamped = Math.min(MAX_REPLICAS, Math.max(1, expected.replicas));
-    expect(await standin.requests(), 'the HPA read the Resource metric too').to.be.greaterThan(0);
+    expect(await podCpu.requests(), 'the HPA read the Resource metric too').to.be.greaterThan(0);
     // ...through the real metrics-server: kwok reports the idle 1m per pod, and the HPA shows it.
     const resource = (hpa!.status!.currentMetrics as { type: string; resource?: { name: string; current: { averageValue?: string } } }[]).find((m) => m.type === 'Resource');
     expect(resource?.resource?.name, JSON.stringify(hpa!.status!.currentMetrics)).to.equal('cpu');

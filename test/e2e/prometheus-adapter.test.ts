@@ -33,7 +33,6 @@ const selectorQuery = (labels: Record<string, string>) =>
 describe('e2e: exporter mode — prometheus-adapter owns external.metrics.k8s.io, ehpa-adapter runs --adapter=false', function () {
   this.timeout(900_000);
   const env = useCluster({
-    nodes: 'kwok',
     traces: [{ file: TRACE, namespace: NS, pod: 'web-7d9c8b6f5d-abcde', container: 'app', cpuScale: CPU_SCALE, lastPoints: LAST_POINTS }],
   });
   let promAdapter: ManagedProcess | undefined;

@@ -62,7 +62,6 @@ function bytes(q: string): number {
 describe('e2e: a secured Prometheus (TLS + basic auth, TLS + bearer token)', function () {
   this.timeout(600_000);
   const env = useCluster({
-    nodes: 'kwok',
     traces: [
       { file: TRACE, namespace: NS, pod: 'web-7d9c8b6f5d-abcde', container: 'app', cpuScale: 0.1, lastPoints: 2 * 1440 + 120 },
       { file: TRACE, namespace: NS, pod: 'cache-6b8f9c7d5-qwert', container: 'app', cpuScale: 0.01, memBaseBytes: HISTORY_MEMORY, memBytesPerCore: 0, lastPoints: 2 * 1440 + 60, continueLive: false },

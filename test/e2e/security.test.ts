@@ -15,7 +15,7 @@ const HPA_SA_GROUPS = ['system:serviceaccounts', 'system:serviceaccounts:kube-sy
 
 describe('e2e scenario 6: security of the metrics APIs', function () {
   this.timeout(600_000);
-  const env = useCluster({ nodes: 'kwok', useServiceAccountCredentials: true });
+  const env = useCluster({ useServiceAccountCredentials: true });
   let serve: AdapterProcess;
   const cronPath = `/apis/external.metrics.k8s.io/v1beta1/namespaces/${NS}/crane_autoscaling_cron?labelSelector=${cronSelector(NS, 'web')}`;
   const customPath = `/apis/custom.metrics.k8s.io/v1beta2/namespaces/${NS}/pods/*/crane_pod_cpu_usage?labelSelector=app%3Dweb`;

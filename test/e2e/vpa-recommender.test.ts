@@ -3,7 +3,7 @@
 // Prometheus holding two days of backfilled cAdvisor history plus live usage. The VPA gets a memory-only
 // recommendation (an EHPA scales the Deployment on CPU), an OOMKilled container status raises it, and
 // after a restart the model resumes from the checkpoints, not from scratch.
-// The nodes are real projects (`nodes: 'kwok'`): kube-scheduler binds the pods, kwok runs them and reports
+// The nodes are real projects (the harness' kwok nodes): kube-scheduler binds the pods, kwok runs them and reports
 // the OOM kill (the harness' e2e-oom-kill Stage), and the real metrics-server serves the live usage the
 // recommender reads (metrics.k8s.io is served, so its `auto` usage source takes it over Prometheus).
 import { expect } from 'chai';
@@ -73,7 +73,6 @@ async function installCrds(c: Cluster): Promise<void> {
 describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', function () {
   this.timeout(300_000);
   const env = useCluster({
-    nodes: 'kwok',
     // Two days of a real CPU trace under a pod name of Deployment "web" that no longer exists, with a
     // steady 400 MB working set: four times what the live pods use (100 MB).
     traces: [

@@ -15,7 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { createDeployment, createNamespace, waitFor, waitHpa, waitReplicas, type AdapterProcess, type Cluster, type RestClient } from '../e2e/harness/index.ts';
 import { CRANE_TRACES, useCluster } from '../e2e/helpers.ts';
-import { startResourceMetricsStandin, type ResourceMetricsStandin } from '../e2e/resource-metrics-standin.ts';
+import { startPodCpu, type PodCpu } from '../e2e/pod-cpu.ts';
 import { cronSelector, cronWindowNow, ehpaObject, ehpaPath, installForServe, post, startServe, tspPath, waitObj, type Obj } from '../e2e/scenario-helpers.ts';
 import { BOUNDS } from '../../src/api/bounds.ts';
 
@@ -164,7 +164,6 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
   // Service-account credentials (kubeadm's setting): the clusterrole-aggregation controller then acts as its
   // own account, which may grant what it aggregates into `edit`.
   const env = useCluster({
-    nodes: 'kwok',
     useServiceAccountCredentials: true,
     traces: [
       { file: TRACE, namespace: VICTIM, pod: 'web-7d9c8b6f5d-abcde', container: 'app', cpuScale: 0.1, lastPoints: LAST_POINTS },
@@ -173,7 +172,7 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     ],
   });
   let serve: AdapterProcess;
-  let standin: ResourceMetricsStandin;
+  let podCpu: PodCpu;
   let mallory: RestClient;
   let victimUid = '';
   const latencies: { before: number[]; during: number[] } = { before: [], during: [] };
@@ -193,8 +192,8 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     this.timeout(400_000);
     const c = env.cluster;
     await installForServe(c);
-    standin = await startResourceMetricsStandin(c);
-    standin.setCpu(VICTIM, () => 1);
+    podCpu = startPodCpu(c);
+    podCpu.setCpu(VICTIM, () => 1);
     await createNamespace(c, VICTIM);
     await createNamespace(c, MALLORY);
     // mallory: the built-in edit role, in her namespace only, plus reading external metrics there (so the
@@ -237,7 +236,7 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
 
   after(async () => {
     await serve?.stop();
-    await standin?.close();
+    await podCpu?.close();
     await sampler?.close();
   });
 

@@ -1,7 +1,8 @@
 // startCluster(): the whole local stack on loopback for the end-to-end tests, the demo and benchmarks:
-// etcd, kube-apiserver (aggregation layer on), kube-controller-manager (the real HPA), a kubelet stand-in
-// (or kwok's nodes), Prometheus with backfilled history and live usage (kwok's kubelet endpoints, else a
-// usage exporter), and helpers to run the adapter as its own process behind the aggregator. Everything
+// etcd, kube-apiserver (aggregation layer on), kube-controller-manager (the real HPA), nodes played by
+// kube-scheduler, kwok and the real metrics-server (harness/kwok.ts), Prometheus with backfilled history and
+// live usage (kwok's kubelet endpoints; a usage exporter for history pods that no longer exist), and
+// helpers to run the adapter as its own process behind the aggregator. Everything
 // binds 127.0.0.1; everything is torn down by stop().
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,6 @@ import {
   etcdUrl, grantControllerManager, NODE_CONTROLLER_ROLES, NODE_CONTROLLERS, startApiserver, startControllerManager, startEtcd, type ApiserverConfig, type ControllerManagerConfig,
 } from './control-plane.ts';
 import { loadKubeConfig, writeKubeconfig } from './kubeconfig.ts';
-import { startKubeletStandin, type KubeletStandin } from './kubelet-standin.ts';
 import { finalCpuSeconds, parseTraceCsv, shiftTrace, type BackfillGauge, type BackfillSeries } from './openmetrics.ts';
 import { freePort, freePorts } from './ports.ts';
 import { tailLog, type ManagedProcess } from './processes.ts';
@@ -64,15 +64,14 @@ export interface ClusterOptions {
   /** Start kube-controller-manager (default true). */
   controllerManager?: boolean;
   /**
-   * Who plays the nodes: 'standin' (default: the kubelet stand-in writes Running+Ready, pods stay unscheduled)
-   * or 'kwok' (kube-scheduler binds pods to `kwokNodes` fake Nodes, kwok runs their lifecycle and kubelet
-   * metrics, the real metrics-server serves metrics.k8s.io; `kubelet` is then ignored).
+   * Run nodes (default true): kube-scheduler binds pods to `kwokNodes` fake Nodes, kwok runs their lifecycle
+   * and kubelet metrics, the real metrics-server serves metrics.k8s.io (harness/kwok.ts). `false`: no nodes
+   * (pods stay Pending), for suites that run no pods; needs kube-controller-manager otherwise (its
+   * node-lifecycle controller lifts the not-ready taint).
    */
-  nodes?: 'standin' | 'kwok';
-  /** Number of fake Nodes with `nodes: 'kwok'` (default 1), one kwok process each. */
+  kubelet?: boolean;
+  /** Number of fake Nodes (default 1), one kwok process each. */
   kwokNodes?: number;
-  /** Start the kubelet stand-in (default true); `namespaces` limits where it acts. */
-  kubelet?: boolean | { namespaces?: (ns: string) => boolean };
   /** Start Prometheus and the usage exporter (default true). */
   prometheus?: boolean;
   traces?: TraceBackfill[];
@@ -127,13 +126,12 @@ export interface Cluster {
   promUrl: string;
   /** What was backfilled: per trace, the shifted first/last sample times (unix s), step and count. */
   backfilled: { namespace: string; pod: string; container: string; firstTs: number; lastTs: number; step: number; points: number }[];
-  kubelet: KubeletStandin | undefined;
-  /** kube-scheduler, kwok and metrics-server when started with `nodes: 'kwok'`. */
+  /** kube-scheduler, kwok and metrics-server (undefined with `kubelet: false`). */
   kwok: KwokStack | undefined;
   timings: StartTimings;
   /**
    * Set live usage of a container (CPU cores, working-set bytes) in the exporter; Prometheus scrapes it within
-   * ~1 s. On a kwok cluster only for pods that do not exist (a history's pod): a pod kwok runs reports its
+   * ~1 s. Only for pods that do not exist (a history's pod): a pod kwok runs reports its
    * own usage (`kwok.setPodUsage`, `followWorkloadUsage`), so an exporter series for it would count twice; such
    * a call is ignored and reported on stderr (checked once per pod, before its first series).
    */
@@ -182,6 +180,10 @@ function gaugeFromTrace(g: GaugeTraceBackfill, text: string, nowSec: number): Ba
 }
 
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
+  const nodes = opts.kubelet ?? true;
+  if (nodes && opts.controllerManager === false) {
+    throw new Error('startCluster: nodes need kube-controller-manager (its node-lifecycle controller lifts the not-ready taint); pass kubelet: false too');
+  }
   const t0 = Date.now();
   const dir = await mkdtemp(join(tmpdir(), 'ehpa-e2e-'));
   const logDir = join(dir, 'logs');
@@ -189,11 +191,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
   const procs: { etcd?: ManagedProcess; apiserver?: ManagedProcess; kcm?: ManagedProcess; prometheus?: ManagedProcess } = {};
   const adapters: AdapterProcess[] = [];
   let exporter: UsageExporter | undefined;
-  let kubelet: KubeletStandin | undefined;
   let kwok: KwokStack | undefined;
 
   const stopAll = async () => {
-    await kubelet?.stop().catch(() => undefined);
     await kwok?.stop();
     for (const a of adapters) await a.stop(5000);
     await procs.kcm?.stop(5000);
@@ -219,7 +219,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         binary: binaries.prometheus, dataDir: join(dir, 'prometheus-data'), port: promPort, exporterPort: 0, scrapeIntervalSeconds: opts.scrapeIntervalSeconds ?? 1,
         configDir: join(dir, 'prometheus'), logDir, extraTargetsFile: join(dir, 'prometheus', 'extra-targets.json'),
         // kwok's kubelet endpoints serve the apiserver's certificate (harness/kwok.ts): verify it against the cluster CA.
-        ...(opts.nodes === 'kwok' ? { kubelet: { targetsFile: join(dir, 'prometheus', 'kubelet-targets.json'), caFile: pki.ca.certPath } } : {}),
+        ...(nodes ? { kubelet: { targetsFile: join(dir, 'prometheus', 'kubelet-targets.json'), caFile: pki.ca.certPath } } : {}),
       }
       : undefined;
     let prometheusMs = 0;
@@ -272,26 +272,22 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       binary: binaries.kubeControllerManager, kubeconfigPath: kcmKubeconfig, port: kcmPort, pki, logDir,
       hpaSyncPeriod: opts.hpaSyncPeriod ?? '2s', hpaDownscaleStabilization: opts.hpaDownscaleStabilization ?? '5s',
       useServiceAccountCredentials: opts.useServiceAccountCredentials ?? false,
-      ...(opts.nodes === 'kwok' ? { extraControllers: NODE_CONTROLLERS } : {}),
+      ...(nodes ? { extraControllers: NODE_CONTROLLERS } : {}),
       ...(opts.controllerManagerArgs ? { extraArgs: opts.controllerManagerArgs } : {}),
     };
     if (opts.controllerManager ?? true) {
-      await grantControllerManager(admin, opts.nodes === 'kwok' ? NODE_CONTROLLER_ROLES : []);
+      await grantControllerManager(admin, nodes ? NODE_CONTROLLER_ROLES : []);
       procs.kcm = await startControllerManager(kcmCfg);
     }
     const tKDone = Date.now();
 
-    if (opts.nodes === 'kwok') {
+    if (nodes) {
       kwok = await startKwokStack({
         admin, kubeconfigPath, adminCert: pki.admin, dir, logDir, nodes: opts.kwokNodes ?? 1,
         tls: { certPath: pki.apiserver.certPath, keyPath: pki.apiserver.keyPath },
       }, await kwokBinaries());
     }
     const tKwok = Date.now();
-    if (opts.nodes !== 'kwok' && (opts.kubelet ?? true)) {
-      const ko = typeof opts.kubelet === 'object' ? opts.kubelet : {};
-      kubelet = startKubeletStandin(admin, ko.namespaces ? { namespaces: ko.namespaces } : {});
-    }
     await promReady;
     if (kwok && promCfg?.kubelet) {
       // Prometheus' live pod usage: the kwok nodes' kubelet endpoints, scraped before any test asks.
@@ -299,8 +295,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       await waitScrapeTargetsUp(`http://127.0.0.1:${promPort}`, SCRAPE_LABELS.job, kwok.kubeletEndpoints.length);
     }
 
-    // On a kwok cluster the exporter is for pods that do not exist (a history's pod); a pod kwok runs is
-    // scraped from its node already. Checked once per pod, before its first series; calls stay in order.
+    // The exporter is for pods that do not exist (a history's pod); a pod kwok runs is scraped from its node
+    // already (and on a cluster without nodes a pod object is not running). Checked once per pod, before its first series; calls stay in order.
     const exporterPods = new Map<string, Promise<boolean>>();
     const exporterMay = (ns: string, pod: string): Promise<boolean> => {
       const key = `${ns}/${pod}`;
@@ -308,7 +304,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       if (!may) {
         may = admin.get(`/api/v1/namespaces/${encodeURIComponent(ns)}/pods/${encodeURIComponent(pod)}`).then((r) => {
           if (r.status !== 200) return true;
-          console.error(`e2e harness: setUsage(${key}) ignored: kwok runs that pod and reports its usage to Prometheus and metrics-server; use cluster.kwok.setPodUsage or followWorkloadUsage`);
+          console.error(`e2e harness: setUsage(${key}) ignored: the pod exists, kwok runs it and reports its usage to Prometheus and metrics-server; use cluster.kwok.setPodUsage or followWorkloadUsage`);
           return false;
         }, () => {
           exporterPods.delete(key); // kube-apiserver unreachable (a restart): export, and ask again next time
@@ -335,7 +331,6 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       adapterIdentity, adapterPort,
       promUrl: `http://127.0.0.1:${promPort}`,
       backfilled,
-      kubelet,
       kwok,
       timings: {
         binariesMs: tBin - t0, pkiMs: tPki - tBin, etcdMs: tA - tE, apiserverMs: tK - tA, controllerManagerMs: tKDone - tK,
@@ -345,16 +340,12 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       setUsage(ns, pod, container, usage) {
         if (!exporter) throw new Error('Prometheus is disabled in this cluster');
         const e = exporter;
-        if (!kwok) e.set(ns, pod, container, usage);
-        else {
-          void exporterMay(ns, pod).then((may) => {
-            if (may) e.set(ns, pod, container, usage);
-          });
-        }
+        void exporterMay(ns, pod).then((may) => {
+          if (may) e.set(ns, pod, container, usage);
+        });
       },
       removeUsage(ns, pod, container) {
-        if (!kwok) exporter?.remove(ns, pod, container);
-        else void exporterMay(ns, pod).then(() => exporter?.remove(ns, pod, container));
+        void exporterMay(ns, pod).then(() => exporter?.remove(ns, pod, container));
       },
       async setExtraScrapeTargets(targets) {
         if (!promCfg?.extraTargetsFile) throw new Error('Prometheus is disabled in this cluster');

@@ -7,9 +7,7 @@ export { parseTraceCsv, shiftTrace, toOpenMetrics, cumulativeCpuSeconds } from '
 export { METRICS_API_SERVICES } from './aggregation.ts';
 export { loadKustomization, applyObjects, applyComponent, MANIFESTS_DIR } from './manifests.ts';
 export { waitFor } from './processes.ts';
-export { startResourceMetrics, type ResourceMetricsServer, type UsageSource, type ContainerUsageText } from './resource-metrics.ts';
 export type { AdapterProcess } from './adapter-process.ts';
-export type { KubeletStandin } from './kubelet-standin.ts';
 export { recordEviction, type EvictionOffender } from './kubelet-events.ts';
 export {
   kwokBinaries, cpuMilliAnnotation, usageAnnotations, USAGE_CPU_ANNOTATION, USAGE_MEMORY_ANNOTATION, OOM_KILL_ANNOTATION,

@@ -1,5 +1,4 @@
-// Events only a kubelet writes, written by the harness as the kubelet would, on either kind of node (the
-// kubelet stand-in, or kwok with `nodes: 'kwok'`).
+// Events only a kubelet writes, written by the harness as the kubelet would, for pods kwok runs.
 //
 // A kubelet's eviction manager records `Evicted` with annotations naming the offending containers, their
 // usage and the starved resource (k8s.io/kubernetes v1.34.4 pkg/kubelet/eviction/eviction_manager.go evictPod:
@@ -21,7 +20,7 @@ export interface EvictionOffender {
 /**
  * The Event a kubelet's eviction manager records when it evicts `pod` under resource pressure (one entry per
  * offending container). The pod itself is left as it is: the recommender reads the Event only. `source.host`
- * is the pod's node (empty with the stand-in, whose pods stay unscheduled: then 127.0.0.1, as before).
+ * is the pod's node (127.0.0.1 for a pod not bound to a node).
  */
 export async function recordEviction(api: RestClient, namespace: string, pod: string, offenders: EvictionOffender[], now: () => Date = () => new Date()): Promise<void> {
   const p = await api.getJson<{ metadata: { uid?: string }; spec?: { nodeName?: string } }>(`/api/v1/namespaces/${namespace}/pods/${pod}`);

@@ -18,7 +18,6 @@ import { buildScriptOutput } from './binaries.ts';
 import { insecureGet } from './control-plane.ts';
 import { freePorts } from './ports.ts';
 import { startProcess, waitFor, type ManagedProcess } from './processes.ts';
-import { registerResourceMetricsApi, waitResourceMetricsAvailable } from './resource-metrics.ts';
 import { restClient, type RestClient } from './rest.ts';
 import type { KeyPair } from './certificates.ts';
 
@@ -333,4 +332,33 @@ export async function startKwokStack(cfg: KwokStackConfig, bins: KwokBinaries): 
     await stop().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * `v1beta1.metrics.k8s.io` through the aggregator to https://localhost:<port> (an ExternalName Service in
+ * kube-system): the real metrics-server that startKwokStack runs.
+ */
+export async function registerResourceMetricsApi(admin: RestClient, port: number): Promise<void> {
+  const apply = async (path: string, body: unknown) => {
+    const r = await admin.request('PATCH', `${path}?fieldManager=ehpa-e2e&force=true`, { body, contentType: 'application/apply-patch+yaml' });
+    if (r.status !== 200 && r.status !== 201) throw new Error(`apply ${path}: ${r.status} ${r.body.slice(0, 300)}`);
+  };
+  await apply('/api/v1/namespaces/kube-system/services/metrics-server-loopback', {
+    apiVersion: 'v1', kind: 'Service', metadata: { name: 'metrics-server-loopback', namespace: 'kube-system' },
+    spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'https', port, protocol: 'TCP' }] },
+  });
+  await apply('/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io', {
+    apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1beta1.metrics.k8s.io' },
+    spec: {
+      group: 'metrics.k8s.io', version: 'v1beta1', groupPriorityMinimum: 100, versionPriority: 100, insecureSkipTLSVerify: true,
+      service: { namespace: 'kube-system', name: 'metrics-server-loopback', port },
+    },
+  });
+}
+
+export async function waitResourceMetricsAvailable(admin: RestClient, timeoutMs: number): Promise<void> {
+  await waitFor('APIService v1beta1.metrics.k8s.io Available', async () => {
+    const a = await admin.getJson<{ status?: { conditions?: { type: string; status: string }[] } }>('/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io');
+    return a.status?.conditions?.some((x) => x.type === 'Available' && x.status === 'True') ?? false;
+  }, { timeoutMs });
 }

@@ -1,10 +1,10 @@
 // Prometheus for the tests: history backfilled with promtool from a real trace; current usage scraped every
-// second. On a kwok cluster the pods' live usage is the real path: job "kubelet" scrapes each kwok node's
+// second. The pods' live usage is the real path: job "kubelet" scrapes each kwok node's
 // kubelet `/metrics/resource` (HTTPS, as metrics-server reads it), whose container_cpu_usage_seconds_total
 // and container_memory_working_set_bytes carry the pod's own namespace, pod and container labels. A small
 // cAdvisor-shaped exporter on loopback stays for what no real component can do: continuing backfilled series
-// of pods that do not exist (`continueLive`) and other gauges (`setGauge`); on a cluster without kwok it also
-// plays the pods. Backfilled and exporter series carry the same labels (job="kubelet", instance="e2e-node"),
+// of pods that do not exist (`continueLive`) and other gauges (`setGauge`); it plays no running pod.
+// Backfilled and exporter series carry the same labels (job="kubelet", instance="e2e-node"),
 // so a query sees one continuous series.
 import { createServer, type Server } from 'node:http';
 import { execFile } from 'node:child_process';

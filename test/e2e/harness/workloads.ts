@@ -139,17 +139,17 @@ export async function podsOf(c: Cluster, namespace: string, labelSelector: strin
 }
 
 /**
- * Keep the live usage of a workload's pods at `perPod` as pods come and go (polls every `intervalMs`).
- * On a kwok cluster that is kwok's usage annotations on each pod (`cluster.kwok.setPodUsage`; a patch only
+ * Keep the live usage of a workload's pods at `perPod` as pods come and go (polls every `intervalMs`):
+ * kwok's usage annotations on each pod (`cluster.kwok.setPodUsage`; a patch only
  * when a value changes), so metrics-server and Prometheus read the same number from the pod's node; kwok
  * applies a pod's annotation to each of its containers, so `container` names the only one (createDeployment's).
- * Otherwise the exporter's series (`cluster.setUsage`). Returns a function that stops following and removes
- * the series (kwok: clears the annotations it wrote, back to kwok's idle 1m / 1Mi).
+ * Returns a function that stops following and clears the annotations it wrote (back to kwok's idle 1m / 1Mi).
  */
 export function followWorkloadUsage(c: Cluster, namespace: string, labelSelector: string, container: string, perPod: () => Usage, intervalMs = 500): () => void {
   let stopped = false;
   const known = new Set<string>();
   const kwok = c.kwok;
+  if (!kwok) throw new Error('followWorkloadUsage: the cluster runs no nodes (started with kubelet: false)');
   const written: Usage = {}; // kwok: the fields written, to clear exactly those
   const tick = async () => {
     while (!stopped) {
@@ -157,15 +157,10 @@ export function followWorkloadUsage(c: Cluster, namespace: string, labelSelector
         const pods = await podsOf(c, namespace, labelSelector);
         const now = new Set(pods.map((p) => p.name));
         for (const p of pods) {
-          if (!kwok) {
-            c.setUsage(namespace, p.name, container, perPod());
-            continue;
-          }
           const usage = perPod();
           if (Object.entries(usageAnnotations(usage)).some(([k, v]) => p.annotations[k] !== v)) await kwok.setPodUsage(namespace, p.name, usage);
           Object.assign(written, usage);
         }
-        if (!kwok) for (const p of known) if (!now.has(p)) c.removeUsage(namespace, p, container);
         known.clear();
         for (const p of now) known.add(p);
       } catch {
@@ -177,10 +172,6 @@ export function followWorkloadUsage(c: Cluster, namespace: string, labelSelector
   const loop = tick();
   return () => {
     stopped = true;
-    if (!kwok) {
-      for (const p of known) c.removeUsage(namespace, p, container);
-      return;
-    }
     // After the loop's last round, so no write of it lands after the clearing; best effort (the cluster may be stopping).
     void loop.then(async () => {
       const clear = Object.fromEntries(Object.entries(written).filter(([, v]) => v !== undefined).map(([k]) => [k, null]));
