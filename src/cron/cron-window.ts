@@ -46,10 +46,11 @@ const zoneValid = new Map<string, boolean>();
 let caseForms: Map<string, string> | undefined;
 function correctSpelling(name: string): string | undefined {
   if (!caseForms) {
-    const etc = ['GMT', 'UTC', 'UCT', 'Universal', 'Zulu', 'Greenwich', 'GMT0', 'GMT+0', 'GMT-0'];
-    for (let h = 1; h <= 14; h++) etc.push(`GMT-${h}`);
-    for (let h = 1; h <= 12; h++) etc.push(`GMT+${h}`);
-    const names = [...Intl.supportedValuesOf('timeZone'), ...etc, ...etc.map((e) => `Etc/${e}`),
+    const bare = ['GMT', 'UTC', 'UCT', 'Universal', 'Zulu', 'Greenwich', 'GMT0', 'GMT+0', 'GMT-0'];
+    const etc = bare.map((e) => `Etc/${e}`);
+    for (let h = 1; h <= 14; h++) etc.push(`Etc/GMT-${h}`);
+    for (let h = 1; h <= 12; h++) etc.push(`Etc/GMT+${h}`);
+    const names = [...Intl.supportedValuesOf('timeZone'), ...bare, ...etc,
       'EST', 'MST', 'HST', 'EST5EDT', 'CST6CDT', 'MST7MDT', 'PST8PDT', 'CET', 'EET', 'MET', 'WET'];
     caseForms = new Map(names.map((n) => [n.toLowerCase(), n]));
   }
@@ -321,6 +322,7 @@ function windowState(start: Compiled, end: Compiled, nowMs: number): WindowState
  * many mutants in one process, and a cached answer would hide a mutant from every test after the first).
  */
 export function clearCronCaches(): void {
+  caseForms = undefined;
   zoneValid.clear();
   compiledCache.clear();
   stateCache.clear();

@@ -30,3 +30,21 @@ describe('time-zone names are spelled as Go needs them', () => {
     expect(isValidTimeZone('local')).to.equal(false);
   });
 });
+
+describe('the non-geographic zone names ICU resolves without listing them', () => {
+  // tzdata's etcetera and backward files (and Go's zoneinfo): each is a file name, so one spelling only.
+  const names = ['GMT', 'UTC', 'UCT', 'Universal', 'Zulu', 'Greenwich', 'GMT0', 'GMT+0', 'GMT-0'];
+  const all = [...names, ...names.map((n) => `Etc/${n}`), 'EST', 'MST', 'HST', 'EST5EDT', 'CST6CDT', 'MST7MDT', 'PST8PDT', 'CET', 'EET', 'MET', 'WET'];
+  for (let h = 1; h <= 14; h++) all.push(`Etc/GMT-${h}`);
+  for (let h = 1; h <= 12; h++) all.push(`Etc/GMT+${h}`);
+  it(`accepts each of the ${all.length} in its own spelling and refuses it lower-cased`, () => {
+    for (const z of all) {
+      expect(isIanaZone(z), z).to.equal(true);
+      expect(isIanaZone(z.toLowerCase()), z.toLowerCase()).to.equal(false);
+    }
+  });
+  it('has no offsets past tzdata\'s Etc/GMT-14 and Etc/GMT+12', () => {
+    expect(isIanaZone('Etc/GMT-15')).to.equal(false);
+    expect(isIanaZone('Etc/GMT+13')).to.equal(false);
+  });
+});
