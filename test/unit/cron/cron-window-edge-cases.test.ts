@@ -8,18 +8,7 @@
 // form agree, §C.7), and DST cases only use wall times that exist once (gaps and repeats are our own rule).
 import { expect } from 'chai';
 import { cronWindowActiveUncached, nextCronOccurrence, validateCronWindow, CronWindowError, type CronWindowSpec } from '../../../src/cron/cron-window.ts';
-
-const at = (iso: string) => Date.parse(iso);
-
-// cron-window.ts keeps compiled crons (and window states) per text for the life of the process, and a mutation-testing
-// worker runs these tests many times in one process. So that each check parses and evaluates afresh, every calendar
-// expression gets a spelling not used before: trailing blanks and tabs, which robfig's strings.Fields ignores.
-const spelling = globalThis as { cronEdgeCaseSpelling?: number };
-function fresh(expr: string): string {
-  const n = (spelling.cronEdgeCaseSpelling ?? 0) + 1;
-  spelling.cronEdgeCaseSpelling = n;
-  return `${expr} ${n.toString(2).replace(/0/g, ' ').replace(/1/g, '\t')}`;
-}
+import { at, fresh } from './cron-test-helpers.ts';
 
 /** cronWindowActive without its state cache; `@every` sides are passed as written (no trailing blanks allowed). */
 function active(start: string, end: string, iso: string, timezone?: string): boolean {

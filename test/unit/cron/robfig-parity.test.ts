@@ -8,20 +8,10 @@
 //   - robfig/cron v3.0.1 spec.go SpecSchedule.Next (yearLimit = t.Year() + 5, t being the next whole second).
 // Error texts are ours; where a test looks at one, it checks the part that carries robfig's reason.
 import { expect } from 'chai';
-import { parseStandardCron, cronExpressionError, CronSyntaxError } from '../../../src/cron/standard-cron.ts';
+import { parseStandardCron, cronExpressionError } from '../../../src/cron/standard-cron.ts';
 import { cronWindowActiveUncached, nextCronOccurrence, validateCronWindow, CronWindowError } from '../../../src/cron/cron-window.ts';
 import { cpuMs } from '../../helpers/cpu-time.ts';
-
-const at = (iso: string) => Date.parse(iso);
-
-// cron-window.ts keeps compiled crons per text for the life of the process: give each calendar expression a
-// spelling not used before (trailing blanks and tabs, which strings.Fields ignores), shared with the edge-case file.
-const spelling = globalThis as { cronEdgeCaseSpelling?: number };
-function fresh(expr: string): string {
-  const n = (spelling.cronEdgeCaseSpelling ?? 0) + 1;
-  spelling.cronEdgeCaseSpelling = n;
-  return `${expr} ${n.toString(2).replace(/0/g, ' ').replace(/1/g, '\t')}`;
-}
+import { at, fresh, syntaxError } from './cron-test-helpers.ts';
 
 /** robfig's Next(t) for `expr` in `zone`, as an ISO string (undefined where robfig returns the zero time). */
 function next(expr: string, iso: string, zone = 'UTC'): string | undefined {
@@ -29,15 +19,6 @@ function next(expr: string, iso: string, zone = 'UTC'): string | undefined {
   return t === undefined ? undefined : new Date(t).toISOString();
 }
 
-function rejects(expr: string): CronSyntaxError {
-  try {
-    parseStandardCron(expr);
-  } catch (e) {
-    if (e instanceof CronSyntaxError) return e;
-    throw e;
-  }
-  return expect.fail(`${JSON.stringify(expr)} parsed, but robfig/cron v3.0.1 rejects it`);
-}
 
 const NOON = '2026-01-15T12:00:00Z'; // a Thursday
 
@@ -74,10 +55,10 @@ describe('robfig parity: a `+` sign on values and steps (mustParseInt uses strco
   });
 
   it('refuses a sign alone, two signs, and negative steps (`-` in a value is a range hyphen, so it never parses)', () => {
-    for (const expr of ['+ * * * *', '*/+ * * * *', '++5 * * * *', '-5 * * * *', '+-5 * * * *']) rejects(expr);
-    expect(rejects('*/-5 * * * *').message).to.match(/negative minute step "-5"/);
+    for (const expr of ['+ * * * *', '*/+ * * * *', '++5 * * * *', '-5 * * * *', '+-5 * * * *']) syntaxError(expr);
+    expect(syntaxError('*/-5 * * * *').message).to.match(/negative minute step "-5"/);
     // Atoi("-0") is 0, refused as a step of 0.
-    expect(rejects('*/-0 * * * *').message).to.match(/invalid minute step "-0"/);
+    expect(syntaxError('*/-0 * * * *').message).to.match(/invalid minute step "-0"/);
   });
 });
 
@@ -98,16 +79,16 @@ describe('robfig parity: `*` or `?` before a hyphen (getRange tests only the tex
   });
 
   it('still parses the step after it, and a `*` after the hyphen is no number', () => {
-    rejects('*-5/0 * * * *');
-    rejects('*-5/x * * * *');
-    rejects('5-* * * * *');
+    syntaxError('*-5/0 * * * *');
+    syntaxError('*-5/x * * * *');
+    syntaxError('5-* * * * *');
   });
 });
 
 describe('robfig parity: numbers beyond int64 (strconv.Atoi: value out of range)', () => {
   it('refuses a step of 2^63 or more, and accepts 2^63-1 (one value: the range start)', () => {
     for (const expr of ['*/99999999999999999999 * * * *', '*/9223372036854775808 * * * *', '5/18446744073709551616 * * * *']) {
-      expect(rejects(expr).message, expr).to.match(/step "\d+" is out of range/);
+      expect(syntaxError(expr).message, expr).to.match(/step "\d+" is out of range/);
     }
     for (const expr of ['*/9223372036854775807 * * * *', '*/+9223372036854775807 * * * *', '*/0009223372036854775807 * * * *']) {
       expect(parseStandardCron(expr).minutes, expr).to.deep.equal([0]);
@@ -125,16 +106,16 @@ describe('robfig parity: @every at the int64 limit (constantdelay.go Every, time
     }
     expect(next('@every 9223372036854775807ns', '2026-01-15T12:00:00.250Z')).to.equal('2318-04-27T11:47:16.000Z');
     for (const d of ['9223372036854775808ns', '9223372036854775809ns', '-9223372036854775809ns', '2562047h47m16.854775808s', '2562047.78801521556h', '9223372036.854775808s']) {
-      expect(rejects(`@every ${d}`).message, d).to.match(new RegExp(`failed to parse duration @every ${d.replace(/\./g, '\\.')}: time: invalid duration "${d.replace(/\./g, '\\.')}"$`));
+      expect(syntaxError(`@every ${d}`).message, d).to.match(new RegExp(`failed to parse duration @every ${d.replace(/\./g, '\\.')}: time: invalid duration "${d.replace(/\./g, '\\.')}"$`));
     }
   });
 
   it('rounds fractions as Go does and words Go\'s other two failures as Go does', () => {
     for (const d of ['1.0000000000000000000000001s', '0.999999999999s', '1.s', '.5s']) expect(parseStandardCron(`@every ${d}`).everyMs, d).to.equal(1000);
     expect(parseStandardCron('@every +1h').everyMs).to.equal(3_600_000);
-    expect(rejects('@every 1h1').message).to.match(/time: missing unit in duration "1h1"$/);
-    expect(rejects('@every 1x').message).to.match(/time: unknown unit "x" in duration "1x"$/);
-    rejects('@every .s');
+    expect(syntaxError('@every 1h1').message).to.match(/time: missing unit in duration "1h1"$/);
+    expect(syntaxError('@every 1x').message).to.match(/time: unknown unit "x" in duration "1x"$/);
+    syntaxError('@every .s');
   });
 });
 
@@ -150,17 +131,17 @@ describe('robfig parity: blanks are Go\'s unicode.IsSpace (strings.Fields, strin
   });
 
   it('does not split or trim on U+FEFF, which JS counts as a blank', () => {
-    expect(rejects('0 9 * *\uFEFF*').message).to.match(/expected exactly 5 fields, found 4$/);
-    rejects('\uFEFF0 9 * * *');
-    rejects('0 9 * * *\uFEFF');
-    rejects('TZ=UTC \uFEFF@daily');
+    expect(syntaxError('0 9 * *\uFEFF*').message).to.match(/expected exactly 5 fields, found 4$/);
+    syntaxError('\uFEFF0 9 * * *');
+    syntaxError('0 9 * * *\uFEFF');
+    syntaxError('TZ=UTC \uFEFF@daily');
   });
 
   it('lowers names as strings.ToLower does: U+0130 (İ) becomes `i`, so `FRİ` is Friday', () => {
     expect(parseStandardCron('0 9 * * FR\u0130').daysOfWeek).to.deep.equal([false, false, false, false, false, true, false]);
     expect(next('0 9 * * FR\u0130', NOON)).to.equal('2026-01-16T09:00:00.000Z');
-    rejects('0 9 * \u0130 *');
-    rejects('0 9 * * \u212Aon');
+    syntaxError('0 9 * \u0130 *');
+    syntaxError('0 9 * * \u212Aon');
   });
 });
 

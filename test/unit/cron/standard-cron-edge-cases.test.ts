@@ -7,19 +7,10 @@
 //   - Go time.ParseDuration (time/format.go): at most 1<<63-1 ns, or exactly -1<<63 when negative.
 // Error texts are ours; where a test looks at one, it checks the part that carries robfig's reason.
 import { expect } from 'chai';
-import { parseStandardCron, cronExpressionError, CronSyntaxError } from '../../../src/cron/standard-cron.ts';
+import { parseStandardCron, cronExpressionError } from '../../../src/cron/standard-cron.ts';
 import { isIanaZone } from '../../../src/cron/cron-window.ts';
+import { syntaxError } from './cron-test-helpers.ts';
 
-/** The CronSyntaxError parseStandardCron throws for `expr`; fails the test when it parses. */
-function syntaxError(expr: string): CronSyntaxError {
-  try {
-    parseStandardCron(expr);
-  } catch (e) {
-    if (e instanceof CronSyntaxError) return e;
-    throw e;
-  }
-  return expect.fail(`${JSON.stringify(expr)} parsed, but robfig/cron v3.0.1 rejects it`);
-}
 
 const allFalse = (n: number) => new Array<boolean>(n).fill(false);
 const allTrue = (n: number, from: number) => allFalse(n).map((_, i) => i >= from);
