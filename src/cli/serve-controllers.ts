@@ -15,6 +15,7 @@ import { ResourceDiscovery } from '../kube/discovery.ts';
 import { InformerRegistry } from '../kube/informers.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { StatusWriter } from '../kube/status-writer.ts';
+import { TenantPacer } from '../kube/tenant-pacer.ts';
 import { LeaderElector, electionTimingProblem, termFencedClient, type ElectionTiming } from '../kube/leader-election.ts';
 import { formatDurationMs } from '../config/duration.ts';
 import { registerControllerMetrics } from '../kube/controller-metrics.ts';
@@ -59,6 +60,7 @@ export const CONTROLLER_FLAGS = [
   { name: 'ehpa-propagation-annotation-prefixes', type: 'string', default: '', help: 'comma-separated prefixes of EHPA annotations copied to the backing HPA' },
   { name: 'ehpa-propagation-annotations', type: 'string', default: '', help: 'comma-separated EHPA annotation keys copied to the backing HPA' },
   { name: 'tsp-workers', type: 'int', default: 10, min: 1, help: 'concurrent TimeSeriesPrediction reconciles' },
+  { name: 'tsp-workers-per-namespace', type: 'int', default: 2, min: 1, help: "concurrent TimeSeriesPrediction reconciles of one namespace; its others wait without holding a worker, so one tenant's history reads and fits never occupy every worker" },
   { name: 'prediction-update-frequency', type: 'duration', default: '30s', help: 'how often each TimeSeriesPrediction is checked for freshness' },
   { name: 'model-update-interval', type: 'duration', default: '12h', help: 'a forecast is rebuilt from fresh history at this age, each TSP a little earlier (0.8 to 1 times it, fixed per TSP) so that refits never line up' },
   { name: 'forecast-workers', type: 'int', default: 0, min: 0, help: 'worker threads that fit forecasts off the event loop (0: one less than the CPUs available, at least 1)' },
@@ -68,6 +70,8 @@ export const CONTROLLER_FLAGS = [
     default: 'namespaced',
     help: "PromQL users write (TSP expressionQuery, EHPA metric-query annotations): namespaced (confined to the object's namespace), unrestricted, unrestricted=<ns>,<ns> (only those namespaces unconfined), or off",
   },
+  { name: 'tenant-status-bytes-per-second', type: 'int', default: 65536, min: 0, help: "bytes of TimeSeriesPrediction status one namespace may have written per second, sustained; over it, its next write waits (0: no pacing)" },
+  { name: 'tenant-status-burst-bytes', type: 'int', default: 262144, min: 1, help: 'bytes of TimeSeriesPrediction status one namespace may have written at once before --tenant-status-bytes-per-second applies' },
   { name: 'forecast-fit-budget', type: 'duration', default: '20s', min: 1, help: "longest one series' fit may run; past it the fit's worker is replaced and its TimeSeriesPrediction reports the overrun" },
   ...VPA_RECOMMENDER_FLAGS,
 ] as const satisfies readonly FlagSpec[];
@@ -169,11 +173,13 @@ const CONTROLLER_SETUPS: Record<ControllerName, (ctx: ControllerContext, flags: 
     if (promOptions?.credentials?.insecureSkipVerify) ctx.log.warn("--prometheus-insecure-skip-verify: Prometheus' TLS certificate is NOT verified; anyone on the path can read the credentials sent");
     return setupTspController(ctx, {
       workers: flags['tsp-workers'],
+      workersPerNamespace: flags['tsp-workers-per-namespace'],
       updateFrequencyMs: flags['prediction-update-frequency'],
       modelUpdateIntervalMs: flags['model-update-interval'],
       history: promOptions ? new PrometheusClient(promOptions) : new MissingPrometheus(),
       // Fits run in worker threads: this event loop also serves the metrics API and renews the Lease.
       userPromql: userPromqlPolicy(flags['user-promql']),
+      pacer: new TenantPacer({ bytesPerSecond: flags['tenant-status-bytes-per-second'], burstBytes: flags['tenant-status-burst-bytes'] }, ctx.now ?? Date.now),
       forecaster: o.forecaster ?? new PooledForecaster(new ForecastPool({ size: flags['forecast-workers'] || Math.max(1, availableParallelism() - 1), budgetMs: flags['forecast-fit-budget'] })),
     });
   },

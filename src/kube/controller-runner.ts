@@ -18,13 +18,23 @@ export interface ControllerOptions {
   /** Called with each reconcile's outcome and duration (metrics). */
   observe?: (outcome: 'success' | 'error', ms: number) => void;
   queue?: WorkQueue;
+  /**
+   * At most this many reconciles of one namespace at once (none: no limit). A namespace's further keys are
+   * parked, holding no worker, and handed back one by one as its reconciles finish: a tenant with a
+   * thousand slow objects occupies this many workers, never all of them.
+   */
+  perNamespace?: number;
 }
 
 export class ControllerRunner {
   readonly queue: WorkQueue;
   private workers: Promise<void>[] = [];
+  /** Reconciles running per namespace, and the keys parked behind them (perNamespace). */
+  private readonly active = new Map<string, number>();
+  private readonly parked = new Map<string, Set<string>>();
 
   constructor(private readonly opts: ControllerOptions) {
+    if (opts.perNamespace !== undefined && !(Number.isInteger(opts.perNamespace) && opts.perNamespace >= 1)) throw new RangeError(`perNamespace must be a positive integer, got ${opts.perNamespace}`);
     this.queue = opts.queue ?? new WorkQueue();
   }
 
@@ -40,6 +50,16 @@ export class ControllerRunner {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
+      const ns = splitKey(key).namespace;
+      const running = this.active.get(ns) ?? 0;
+      if (this.opts.perNamespace !== undefined && running >= this.opts.perNamespace) {
+        const p = this.parked.get(ns) ?? new Set<string>();
+        p.add(key);
+        this.parked.set(ns, p);
+        this.queue.done(key);
+        continue;
+      }
+      this.active.set(ns, running + 1);
       const t0 = performance.now();
       try {
         const r = await this.opts.reconcile(key);
@@ -52,8 +72,22 @@ export class ControllerRunner {
         this.opts.log.warn({ controller: this.opts.name, key, err: (e as Error).message, retryInMs: delay }, 'reconcile failed');
       } finally {
         this.queue.done(key);
+        this.release(ns);
       }
     }
+  }
+
+  /** One of `ns`'s reconciles ended: the next key parked behind it goes back to the queue. */
+  private release(ns: string): void {
+    const left = (this.active.get(ns) ?? 1) - 1;
+    if (left > 0) this.active.set(ns, left);
+    else this.active.delete(ns);
+    const p = this.parked.get(ns);
+    if (!p) return;
+    const next = p.values().next().value as string;
+    p.delete(next);
+    if (p.size === 0) this.parked.delete(ns);
+    this.queue.add(next);
   }
 
   /** Stops handing out keys and waits for in-flight reconciles to finish. */

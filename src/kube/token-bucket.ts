@@ -20,10 +20,33 @@ export class TokenBucket {
 
   /** Takes one token and returns the milliseconds to wait before using it (0: go now). */
   reserve(): number {
-    const t = this.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) * this.qps) / 1000);
-    this.last = t;
+    this.refill();
     this.tokens -= 1;
     return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens * 1000) / this.qps);
+  }
+
+  /**
+   * For a caller that asks again later rather than waiting in line: when the bucket is not in debt, takes
+   * `cost` tokens (it may go into debt by them, so a cost above the burst still passes once) and returns 0;
+   * otherwise takes nothing and returns the milliseconds until the debt is paid.
+   */
+  admit(cost: number): number {
+    this.refill();
+    if (this.tokens < 0) return Math.ceil((-this.tokens * 1000) / this.qps);
+    this.tokens -= cost;
+    return 0;
+  }
+
+  /** True when the bucket has refilled to its burst: nothing taken is still being paid for. */
+  full(): boolean {
+    this.refill();
+    return this.tokens >= this.burst;
+  }
+
+  private refill(): void {
+    const t = this.now();
+    // A clock that steps back adds nothing.
+    this.tokens = Math.min(this.burst, this.tokens + (Math.max(0, t - this.last) * this.qps) / 1000);
+    this.last = Math.max(this.last, t);
   }
 }

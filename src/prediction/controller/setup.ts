@@ -9,9 +9,12 @@ import { createTspController } from './tsp-controller.ts';
 import type { Forecaster } from './forecaster.ts';
 import { registerCoverageMetrics } from './coverage-metrics.ts';
 import type { UserPromqlPolicy } from '../../prometheus/promql-confine.ts';
+import type { TenantPacer } from '../../kube/tenant-pacer.ts';
 
 export interface TspControllerOptions {
   workers: number;
+  /** Reconciles of one namespace at once. */
+  workersPerNamespace?: number;
   /** How often each TSP is checked for freshness. */
   updateFrequencyMs: number;
   /** A forecast older than this is rebuilt from fresh history. */
@@ -20,6 +23,8 @@ export interface TspControllerOptions {
   forecaster: Forecaster;
   /** --user-promql (default: confined to the TSP's namespace). */
   userPromql?: UserPromqlPolicy;
+  /** --tenant-status-*: per-namespace pacing of status writes. */
+  pacer?: TenantPacer;
 }
 
 export function setupTspController(ctx: ControllerContext, o: TspControllerOptions): RunnerFactory {
@@ -39,8 +44,9 @@ export function setupTspController(ctx: ControllerContext, o: TspControllerOptio
       events: ctx.events,
       coverageMetrics,
       ...(o.userPromql ? { userPromql: o.userPromql } : {}),
+      ...(o.pacer ? { pacer: o.pacer } : {}),
     });
-    const runner = createTspController({ reconciler, tsps, workers: o.workers, log, observe: ctx.metrics.observe('tsp') });
+    const runner = createTspController({ reconciler, tsps, workers: o.workers, ...(o.workersPerNamespace !== undefined ? { perNamespace: o.workersPerNamespace } : {}), log, observe: ctx.metrics.observe('tsp') });
     // Leadership lost or shutting down: the runner waits for passes in flight, so end them now rather
     // than after their history reads and fits.
     const stop = runner.stop.bind(runner);

@@ -13,10 +13,19 @@ export function createTspController(o: {
   reconciler: TspReconciler;
   tsps: SharedInformer<TimeSeriesPrediction>;
   workers: number;
+  /** Reconciles of one namespace at once (--tsp-workers-per-namespace). */
+  perNamespace?: number;
   log: Logger;
   observe?: (outcome: 'success' | 'error', ms: number) => void;
 }): ControllerRunner {
-  const runner = new ControllerRunner({ name: 'tsp', workers: o.workers, log: o.log, observe: o.observe, reconcile: (key) => o.reconciler.reconcile(key) });
+  const runner = new ControllerRunner({
+    name: 'tsp',
+    workers: o.workers,
+    ...(o.perNamespace !== undefined ? { perNamespace: o.perNamespace } : {}),
+    log: o.log,
+    observe: o.observe,
+    reconcile: (key) => o.reconciler.reconcile(key),
+  });
   const generations = new Map<string, string>();
   const onTsp = (t: TimeSeriesPrediction) => {
     const key = objectKey(t);

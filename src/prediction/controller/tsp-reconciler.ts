@@ -9,6 +9,8 @@ import type { Logger } from 'pino';
 import { resourcePath } from '../../kube/api-client.ts';
 import type { CacheReader } from '../../kube/informers.ts';
 import type { StatusWriter } from '../../kube/status-writer.ts';
+import { semanticEqual } from '../../kube/semantic-equal.ts';
+import type { TenantPacer } from '../../kube/tenant-pacer.ts';
 import type { EventSink } from '../../kube/event-recorder.ts';
 import { metricQuery, NAMESPACED_PROMQL } from '../history/queries.ts';
 import type { UserPromqlPolicy } from '../../prometheus/promql-confine.ts';
@@ -53,6 +55,8 @@ export interface TspReconcilerDeps {
   events?: EventSink;
   /** Realized coverage and coverage target per TSP on /metrics (coverage-metrics.ts). */
   coverageMetrics?: CoverageMetrics;
+  /** Per-namespace budget of status bytes (--tenant-status-bytes-per-second); none: writes are not paced. */
+  pacer?: Pick<TenantPacer, 'reserve'>;
 }
 
 interface CachedForecast {
@@ -66,6 +70,14 @@ interface CachedForecast {
   realized?: CoverageCount;
 }
 
+/** What a status is built from, kept while its namespace waits for write budget (tenant-pacer.ts). */
+interface HeldStatus {
+  version: string;
+  outcomes: MetricOutcome[];
+  calibrated: ReturnType<typeof calibratedCondition>;
+  builtAtMs: number;
+}
+
 export class TspReconciler {
   private readonly now: () => number;
   /** Per TSP key: forecasts by (metric, query, algorithm). */
@@ -75,6 +87,8 @@ export class TspReconciler {
   private stopped = false;
   /** Spec (tspSpecVersion) that produced the current status, so a spec change refreshes at once. */
   private readonly computedVersion = new Map<string, string>();
+  /** Per TSP key: a status built but held back by its namespace's write budget, written as built later. */
+  private readonly held = new Map<string, HeldStatus>();
 
   constructor(private readonly d: TspReconcilerDeps) {
     this.now = d.now ?? Date.now;
@@ -105,6 +119,7 @@ export class TspReconciler {
    */
   stop(why: string): void {
     this.stopped = true;
+    this.held.clear();
     for (const ac of this.inflight.values()) ac.abort(new Error(why));
     // The next leader judges from its own forecasts; this replica's figures would go stale.
     for (const key of this.forecasts.keys()) this.forgetMetrics(key);
@@ -133,6 +148,7 @@ export class TspReconciler {
     if (!tsp) {
       this.forecasts.delete(key);
       this.computedVersion.delete(key);
+      this.held.delete(key);
       this.forgetMetrics(key);
       return {};
     }
@@ -164,6 +180,13 @@ export class TspReconciler {
       return {};
     }
     const window = tsp.spec.predictionWindowSeconds;
+    // A status held back by the namespace's write budget is written as it was built, with no refit, while it
+    // still covers [now, now + window] (it was built for [then, then + 2 window]).
+    const held = this.held.get(key);
+    this.held.delete(key);
+    if (held && held.version === version && nowMs - held.builtAtMs <= window * 1000) {
+      return this.writeForecast(key, path, tsp, held, namespace, log, requeue);
+    }
     // The bounds passed, so the annotation is absent or valid.
     const annotated = coverageFromAnnotations(tsp.metadata.annotations).coverage;
     const coverage = annotated ?? DEFAULT_COVERAGE_TARGET;
@@ -197,8 +220,28 @@ export class TspReconciler {
       this.computedVersion.set(key, version);
       return requeue;
     }
-    await this.d.status.update(path, tsp, (obj) => buildTspStatus(obj, outcomes, nowMs, calibrated));
-    this.computedVersion.set(key, version);
+    return this.writeForecast(key, path, tsp, { version, outcomes, calibrated, builtAtMs: nowMs }, namespace, log, requeue);
+  }
+
+  /**
+   * Writes the status built from `s`, unless the namespace is over its write budget (tenant-pacer.ts): then
+   * the status is held and the key asked for again when the budget allows, so a tenant writing many large
+   * statuses waits its turn without holding a worker, refitting or delaying other namespaces.
+   */
+  private async writeForecast(key: string, path: string, tsp: TimeSeriesPrediction, s: HeldStatus, namespace: string, log: Logger, requeue: { requeueAfterMs: number }): Promise<{ requeueAfterMs?: number }> {
+    if (this.d.pacer) {
+      const next = buildTspStatus(tsp, s.outcomes, s.builtAtMs, s.calibrated);
+      if (!semanticEqual(tsp.status ?? {}, next)) {
+        const waitMs = this.d.pacer.reserve(namespace, JSON.stringify(next).length);
+        if (waitMs > 0) {
+          this.held.set(key, s);
+          log.debug({ waitMs }, 'status write paced: the namespace is over its write budget');
+          return { requeueAfterMs: waitMs };
+        }
+      }
+    }
+    await this.d.status.update(path, tsp, (obj) => buildTspStatus(obj, s.outcomes, s.builtAtMs, s.calibrated));
+    this.computedVersion.set(key, s.version);
     return requeue;
   }
 

@@ -5,7 +5,7 @@
 // covers [now, now + window] or the spec changed.
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { TspReconciler } from '../../../../src/prediction/controller/tsp-reconciler.ts';
+import { TspReconciler, type TspReconcilerDeps } from '../../../../src/prediction/controller/tsp-reconciler.ts';
 import type { Forecaster } from '../../../../src/prediction/controller/forecaster.ts';
 import type { HistoryProvider, HistorySeries } from '../../../../src/prometheus/series.ts';
 import { StatusWriter } from '../../../../src/kube/status-writer.ts';
@@ -31,7 +31,7 @@ function tspObject(window = 3600): TimeSeriesPrediction {
 }
 
 /** `horizonSeconds`: the forecaster's own horizon (Crane's DSP forecasts a whole history length); default the asked one. */
-function setup(o: { horizonSeconds?: number; refitSpread?: number } = {}) {
+function setup(o: { horizonSeconds?: number; refitSpread?: number; pacer?: TspReconcilerDeps['pacer'] } = {}) {
   const store = new InMemoryObjects();
   store.seed(TSPS(NS), tspObject());
   let nowS = T0;
@@ -73,6 +73,7 @@ function setup(o: { horizonSeconds?: number; refitSpread?: number } = {}) {
     updateFrequencyMs: 30_000,
     modelUpdateIntervalMs: 12 * 3_600_000,
     ...(o.refitSpread !== undefined ? { refitSpread: o.refitSpread } : {}),
+    ...(o.pacer ? { pacer: o.pacer } : {}),
   });
   const tsp = () => store.read<TimeSeriesPrediction>(`${TSPS(NS)}/ehpa-web`)!;
   return {
@@ -108,6 +109,42 @@ describe('TspReconciler.reconcile (in-memory seams)', function () {
     await t.reconciler.reconcile(t.key);
     expect(t.store.writes.length).to.equal(writes);
     expect(t.fits()).to.equal(1);
+  });
+
+  it('a namespace over its status-byte budget is requeued after the wait, its forecast kept: the write comes later, with no refit', async () => {
+    const asked: [string, number][] = [];
+    let waitMs = 1_500;
+    const t = setup({ pacer: { reserve: (ns, bytes) => (asked.push([ns, bytes]), waitMs) } });
+    expect(await t.reconciler.reconcile(t.key)).to.deep.equal({ requeueAfterMs: 1_500 });
+    expect(t.tsp().status).to.equal(undefined);
+    expect(t.fits()).to.equal(1);
+    waitMs = 0;
+    t.at(T0 + 2);
+    expect(await t.reconciler.reconcile(t.key)).to.deep.equal({ requeueAfterMs: 30_000 });
+    expect(t.fits()).to.equal(1);
+    const written = t.tsp().status!;
+    expect(written.predictionMetrics![0]!.ready).to.equal(true);
+    // Written as it was built, at T0, not rebuilt at T0 + 2.
+    expect(written.predictionMetrics![0]!.prediction![0]!.samples[0]!.timestamp).to.equal(T0);
+    // Charged what was written, to the TSP's namespace.
+    expect(asked).to.have.length(2);
+    expect(asked[1]![0]).to.equal(NS);
+    expect(asked[1]![1]).to.equal(JSON.stringify(written).length);
+    // A re-check with nothing to write asks for no budget.
+    t.at(T0 + 600);
+    await t.reconciler.reconcile(t.key);
+    expect(asked).to.have.length(2);
+  });
+
+  it('a held status that no longer covers [now, now + window] is not written: the forecast is rebuilt', async () => {
+    let waitMs = 3_700_000;
+    const t = setup({ pacer: { reserve: () => waitMs } });
+    await t.reconciler.reconcile(t.key);
+    waitMs = 0;
+    t.at(T0 + 3601);
+    await t.reconciler.reconcile(t.key);
+    expect(t.fits()).to.equal(2);
+    expect(t.tsp().status!.predictionMetrics![0]!.prediction![0]!.samples[0]!.timestamp).to.equal(T0 + 3601);
   });
 
   it("keeps only what a status can show before the next refit, not Crane's 15-day horizon (issue 16: memory at thousands of TSPs)", async () => {

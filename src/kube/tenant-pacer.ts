@@ -1,0 +1,50 @@
+// Per-namespace pacing of what serve writes to kube-apiserver on a tenant's behalf (docs/security.md §8).
+// A tenant may legally ask for forecasts whose statuses are ~130 KB each; storing a burst of them costs the
+// API server (merge patch, schema validation, etcd, watch fan-out) CPU that every other namespace's HPA
+// needs for its metric reads through the same server. Each namespace gets a token bucket of bytes: writes
+// pass at once while it is within its burst; once it is over, its next write is told how long to wait
+// (the caller requeues rather than holding a worker, so other namespaces are never delayed by it). A write
+// larger than the burst still passes when the bucket is not in debt: no status is refused for its size here
+// (spec-bounds.ts bounds the size itself).
+import { TokenBucket } from './token-bucket.ts';
+
+export interface TenantPacerOptions {
+  /** Bytes a namespace may write per second, sustained (0: no pacing). */
+  bytesPerSecond: number;
+  /** Bytes a namespace may write at once before pacing starts. */
+  burstBytes: number;
+}
+
+export class TenantPacer {
+  private readonly buckets = new Map<string, TokenBucket>();
+
+  constructor(
+    private readonly o: TenantPacerOptions,
+    private readonly now: () => number,
+  ) {
+    if (!(o.bytesPerSecond >= 0) || !Number.isFinite(o.bytesPerSecond)) throw new RangeError(`bytes per second must be a non-negative number, got ${o.bytesPerSecond}`);
+  }
+
+  /** 0: `tenant` may write `bytes` now, and they are charged; otherwise the ms to wait, nothing charged. */
+  reserve(tenant: string, bytes: number): number {
+    if (this.o.bytesPerSecond === 0) return 0;
+    let bucket = this.buckets.get(tenant);
+    if (!bucket) {
+      this.prune();
+      bucket = new TokenBucket(this.o.bytesPerSecond, this.o.burstBytes, this.now);
+      this.buckets.set(tenant, bucket);
+    }
+    return bucket.admit(bytes);
+  }
+
+  /** Namespaces with a bucket (tests). */
+  tenants(): number {
+    return this.buckets.size;
+  }
+
+  /** Drops the buckets that have refilled (a new one starts full too), so the map holds only recent writers. */
+  private prune(): void {
+    if (this.buckets.size < 1024) return;
+    for (const [tenant, b] of this.buckets) if (b.full()) this.buckets.delete(tenant);
+  }
+}
