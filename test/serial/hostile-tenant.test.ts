@@ -25,6 +25,10 @@ const TRACE = fileURLToPath(new URL('input1.csv', CRANE_TRACES));
 const LAST_POINTS = 2 * 1440 + 120;
 const MANY = BOUNDS.seriesPerQuery + 1;
 const HEAVY = 10;
+/** How long the victim's reads are measured before the attack, and at least as long during it. */
+const BASELINE_MS = 20_000;
+/** Victim metric reads per second, open loop (victim-sampler.mjs): the two metrics of 750 HPAs at the HPA's 15 s. */
+const VICTIM_RATE = 100;
 /** The Deployment's memory limit in manifests/deployment.yaml. */
 const CONTAINER_LIMIT_BYTES = 1024 ** 3;
 
@@ -119,9 +123,7 @@ function bucketP99Ms(before: Map<number, number>, after: Map<number, number>): n
 }
 
 interface VictimSampler {
-  /** Measures `n` rounds of every path; resolves with each request's latency (ms). */
-  rounds(n: number): Promise<number[]>;
-  /** Measures until stopped. */
+  /** Measures at VICTIM_RATE, open loop, until stopped; resolves with each request's latency (ms). */
   start(): { stop(): Promise<number[]> };
   close(): Promise<number>;
 }
@@ -136,14 +138,9 @@ function startVictimSampler(c: Cluster, paths: string[]): VictimSampler {
       worker.once('message', (m: { latencies?: number[]; error?: string }) => (m.error !== undefined ? reject(new Error(m.error)) : resolve(m.latencies ?? [])));
     });
   return {
-    rounds(n) {
-      const a = answer();
-      worker.postMessage({ rounds: n });
-      return a;
-    },
     start() {
       const a = answer();
-      worker.postMessage({ until: 'stop' });
+      worker.postMessage({ until: 'stop', perSecond: VICTIM_RATE });
       return {
         stop: () => {
           worker.postMessage('stop');
@@ -224,7 +221,8 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     await createDeployment(c, VICTIM, 'web', { replicas: 1, cpuRequest: '200m' });
     // mallory's own workload, which her EHPAs target.
     await createDeployment(c, MALLORY, 'web', { replicas: 1, cpuRequest: '100m' });
-    serve = await startServe(c, 'serve-hostile');
+    // HOSTILE_SERVE_ARGS: extra flags for serve, to compare defences (e.g. --tenant-status-bytes-per-second=0).
+    serve = await startServe(c, 'serve-hostile', process.env.HOSTILE_SERVE_ARGS?.split(' ').filter(Boolean) ?? []);
     // victim: a cron window for the whole suite (3 replicas) and a forecast on its CPU.
     const e = await post(c, ehpaPath(VICTIM), ehpaObject(VICTIM, 'web', 'web', { ...dspEhpaSpec({ sampleInterval: '60s', historyLength: '2d' }), crons: [cronWindowNow('all-suite', 60, 3).cron] }));
     victimUid = e.metadata.uid;
@@ -242,9 +240,12 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
 
   it('before the attack: victim p99 through the aggregator', async () => {
     const b0 = await serveLatencyBuckets(serve);
-    latencies.before.push(...(await sampler.rounds(100)));
+    const sampling = sampler.start();
+    await new Promise((r) => setTimeout(r, BASELINE_MS));
+    latencies.before.push(...(await sampling.stop()));
     serveP99BeforeMs = bucketP99Ms(b0, await serveLatencyBuckets(serve));
-    expect(latencies.before).to.have.length(200);
+    console.log(`      ${latencies.before.length} victim requests before; p99 ${p99(latencies.before).toFixed(1)} ms; p99 of the first 200 ${p99(latencies.before.slice(0, 200)).toFixed(1)} ms`);
+    expect(latencies.before.length).to.be.above(200);
   });
 
   it('admission refuses every out-of-bounds object with a message naming the field', async () => {
@@ -307,10 +308,20 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
         const t = await waitObj(c, tspPath(MALLORY, name), `${name} refused`, (o) => readyCondition(o)?.status === 'False' && why.test(readyCondition(o)?.message ?? ''), 180_000);
         expect(JSON.stringify(t.status ?? {}), `${name} status`).to.not.contain('web-7d9c8b6f5d');
       }
-      await waitObj(c, tspPath(MALLORY, `heavy-${HEAVY - 1}`), 'heavy TSPs Ready', (o) => readyCondition(o)?.status === 'True', 300_000);
+      // Polled once a second: each GET of a heavy TSP is ~130 KB for kube-apiserver to serve, the harness's
+      // load rather than the attacker's.
+      for (let i = 0; i < HEAVY; i++) {
+        await waitFor(`heavy-${i} Ready`, async () => {
+          const r = await c.admin.get(tspPath(MALLORY, `heavy-${i}`));
+          return r.status === 200 && readyCondition(r.json as Obj)?.status === 'True';
+        }, { timeoutMs: 300_000, intervalMs: 1000 });
+      }
+      // The attack goes on after its objects are stored (they stay, and refit); the window is at least as
+      // long as the baseline's, so the two p99s are taken over comparable spans.
+      const left = BASELINE_MS - (performance.now() - attackStart);
+      if (left > 0) await new Promise((r) => setTimeout(r, left));
       latencies.during.push(...(await sampling.stop()));
       stopped = true;
-      latencies.during.push(...(await sampler.rounds(50)));
     } finally {
       if (!stopped) await sampling.stop().catch(() => []);
       clearInterval(rssTimer);
@@ -325,6 +336,14 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     const before = p99(latencies.before);
     const during = p99(latencies.during);
     console.log(`      victim p99 before ${before.toFixed(1)} ms, during ${during.toFixed(1)} ms; serve max RSS ${(maxRss / 2 ** 20).toFixed(0)} MiB`);
+    // When the slow answers came: requests over twice the baseline p99, by second of the attack (the
+    // sampler's schedule is fixed, so a request's index says when it was due).
+    const slowBySecond = new Map<number, number>();
+    latencies.during.forEach((ms, i) => {
+      if (ms > 2 * before) slowBySecond.set(Math.floor(i / VICTIM_RATE), (slowBySecond.get(Math.floor(i / VICTIM_RATE)) ?? 0) + 1);
+    });
+    console.log(`      over 2× the baseline p99, by second of the attack: ${[...slowBySecond].map(([sec, n]) => `${sec}s:${n}`).join(' ') || 'none'}`);
+
     expect(maxRss).to.be.below(CONTAINER_LIMIT_BYTES);
     expect(serve.running, 'serve never exited or restarted').to.equal(true);
     expect(serve.pid).to.equal(pid);
@@ -335,13 +354,14 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     });
     expect(hpa.status?.desiredReplicas).to.be.at.least(3);
     await waitReplicas(c, VICTIM, 'web', hpa.status?.desiredReplicas as number, 120_000);
-    // The issue's target is p99 within 2× of before. Measured on the 2-core machine it is not met: 7.5 ms
-    // before, 85 ms during at load 1.2, 134–336 ms with other suites running (the fits' worker, the
-    // kube-apiserver storing mallory's ~130 KB statuses and serve parsing them share two cores; serve's own
-    // event-loop p99 stays under 50 ms). What is asserted is what holds: every victim request answered,
-    // serve's loop never stalled past 100 ms, and p99 under half a second (before the worker pool an attack
-    // like this stalled serve for seconds and then OOM-killed it). docs/security.md §10 states the gap.
-    expect(during, `p99 before ${before.toFixed(1)} ms, during ${during.toFixed(1)} ms`).to.be.below(500);
+    // The issue's target is p99 within 2× of before. On the 2-core machine it is not met (docs/security.md
+    // §10): open loop at 100 requests a second, 5–7.4 ms before; during, 24–82 ms with the per-namespace
+    // defences (status-byte pacing, two reconciles per namespace) and 118–177 ms without them. Most of the
+    // slow answers come in the attack's first second or two, while kube-apiserver stores mallory's objects
+    // and first ~130 KB statuses on the same two cores. What is asserted is what holds with margin: every
+    // victim request answered, serve's loop never stalled past 100 ms, and p99 under 200 ms (before the
+    // worker pool the attack stalled serve for seconds and then OOM-killed it).
+    expect(during, `p99 before ${before.toFixed(1)} ms, during ${during.toFixed(1)} ms`).to.be.below(200);
   });
 
   it('mallory reads nothing of victim by any path', async () => {

@@ -1,22 +1,24 @@
 // The victim HPA's metric reads for test/serial/hostile-tenant.test.ts, run in a worker thread of their own:
 // the HPA controller is a process of its own, so its requests must not wait on the test's event loop, which
 // meanwhile creates the attacker's objects and parses their 130 KB statuses while polling them. Plain
-// JavaScript so the worker needs no loader. workerData: { server, ca, cert, key, paths }. Messages in:
-// { rounds: N } (measure N rounds, then report) or { until: 'stop' } (measure until a 'stop' message).
-// Messages out: { latencies: number[] } (ms per request, in order) or { error: string }.
+// JavaScript so the worker needs no loader. workerData: { server, ca, cert, key, paths }.
+// Message in: { until: 'stop', perSecond: R }: until a 'stop' message, R requests a second on a fixed
+// schedule, the paths in turn, each sent when due whether or not earlier ones have answered, as independent
+// HPA controllers would. A request is timed from when it was due, so a stall counts against every request
+// it delays, not only the one caught in it (a closed loop, one request after another, would record a
+// 400 ms stall once). Messages out: { latencies: number[] } (ms per request, in order) or { error: string }.
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 
 const { server, ca, cert, key, paths } = workerData;
-const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: readFileSync(ca), cert: readFileSync(cert), key: readFileSync(key) });
+const agent = new Agent({ keepAlive: true, maxSockets: 16, ca: readFileSync(ca), cert: readFileSync(cert), key: readFileSync(key) });
 let stopping = false;
 
-/** One GET; resolves with its latency, rejects unless the answer is 200. */
-function get(path) {
+/** One GET; resolves with its latency from `t0`, rejects unless the answer is 200. */
+function get(path, t0) {
   return new Promise((resolve, reject) => {
-    const t0 = performance.now();
     const req = request(new URL(path, server), { agent, headers: { accept: 'application/json' }, timeout: 30_000 }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
@@ -32,12 +34,18 @@ function get(path) {
   });
 }
 
-async function measure(rounds) {
-  const latencies = [];
-  for (let i = 0; i < rounds && !(rounds === Infinity && stopping); i++) {
-    for (const p of paths) latencies.push(await get(p));
+/** Open loop at `perSecond` until stopped: the schedule never waits for answers. */
+async function measureAtRate(perSecond) {
+  const pending = [];
+  const interval = 1000 / perSecond;
+  const start = performance.now();
+  for (let i = 0; !stopping; i++) {
+    const due = start + i * interval;
+    const ahead = due - performance.now();
+    if (ahead > 0) await new Promise((r) => setTimeout(r, ahead));
+    pending.push(get(paths[i % paths.length], due));
   }
-  return latencies;
+  return Promise.all(pending);
 }
 
 parentPort.on('message', (m) => {
@@ -46,7 +54,7 @@ parentPort.on('message', (m) => {
     return;
   }
   stopping = false;
-  measure(m.rounds ?? Infinity).then(
+  measureAtRate(m.perSecond).then(
     (latencies) => parentPort.postMessage({ latencies }),
     (e) => parentPort.postMessage({ error: e.message }),
   );
