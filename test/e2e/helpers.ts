@@ -19,9 +19,11 @@ export function useCluster(opts: ClusterOptions = {}): { readonly cluster: Clust
   });
   after(async function (this: Context) {
     this.timeout(120_000);
-    // Keep the temp dir (certs, data, full logs) when something failed, and say where it is.
-    if (holder.failed && holder.cluster) console.error(`e2e: harness files kept in ${holder.cluster.dir}`);
-    await holder.cluster?.stop({ keep: holder.failed });
+    // Keep the temp dir (certs, data, full logs) when something failed or EHPA_E2E_KEEP=1 asks for it (a
+    // passing suite used to lose it: `keep: false` overrode the variable), and say where it is.
+    const keep = holder.failed || process.env.EHPA_E2E_KEEP === '1';
+    if (keep && holder.cluster) console.error(`e2e: harness files kept in ${holder.cluster.dir}`);
+    await holder.cluster?.stop(keep ? { keep: true } : {});
   });
   return {
     get cluster() {
