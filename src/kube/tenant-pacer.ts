@@ -2,10 +2,10 @@
 // A tenant may legally ask for forecasts whose statuses are ~130 KB each; storing a burst of them costs the
 // API server (merge patch, schema validation, etcd, watch fan-out) CPU that every other namespace's HPA
 // needs for its metric reads through the same server. Each namespace gets a token bucket of bytes: writes
-// pass at once while it is within its burst; once it is over, its next write is told how long to wait
-// (the caller requeues rather than holding a worker, so other namespaces are never delayed by it). A write
-// larger than the burst still passes when the bucket is not in debt: no status is refused for its size here
-// (spec-bounds.ts bounds the size itself).
+// pass at once while it is within its burst; past it, each write is charged at once and told when its turn
+// comes, later for each write in a row, so waiting writes go one after another at the sustained rate
+// rather than all waking together (the caller requeues rather than holding a worker, so other namespaces
+// are never delayed by it). No status is refused for its size here (spec-bounds.ts bounds the size).
 import { TokenBucket } from './token-bucket.ts';
 
 export interface TenantPacerOptions {
@@ -25,7 +25,7 @@ export class TenantPacer {
     if (!(o.bytesPerSecond >= 0) || !Number.isFinite(o.bytesPerSecond)) throw new RangeError(`bytes per second must be a non-negative number, got ${o.bytesPerSecond}`);
   }
 
-  /** 0: `tenant` may write `bytes` now, and they are charged; otherwise the ms to wait, nothing charged. */
+  /** Charges `bytes` to `tenant` and returns the ms until it may write them (0: now). */
   reserve(tenant: string, bytes: number): number {
     if (this.o.bytesPerSecond === 0) return 0;
     let bucket = this.buckets.get(tenant);
@@ -34,7 +34,7 @@ export class TenantPacer {
       bucket = new TokenBucket(this.o.bytesPerSecond, this.o.burstBytes, this.now);
       this.buckets.set(tenant, bucket);
     }
-    return bucket.admit(bytes);
+    return bucket.reserve(bytes);
   }
 
   /** Namespaces with a bucket (tests). */

@@ -18,23 +18,14 @@ export class TokenBucket {
     this.last = now();
   }
 
-  /** Takes one token and returns the milliseconds to wait before using it (0: go now). */
-  reserve(): number {
-    this.refill();
-    this.tokens -= 1;
-    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens * 1000) / this.qps);
-  }
-
   /**
-   * For a caller that asks again later rather than waiting in line: when the bucket is not in debt, takes
-   * `cost` tokens (it may go into debt by them, so a cost above the burst still passes once) and returns 0;
-   * otherwise takes nothing and returns the milliseconds until the debt is paid.
+   * Takes `cost` tokens (one request by default) and returns the milliseconds to wait before using them
+   * (0: go now). The bucket may go into debt, so each caller in a row is told a later time, in call order.
    */
-  admit(cost: number): number {
+  reserve(cost = 1): number {
     this.refill();
-    if (this.tokens < 0) return Math.ceil((-this.tokens * 1000) / this.qps);
     this.tokens -= cost;
-    return 0;
+    return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens * 1000) / this.qps);
   }
 
   /** True when the bucket has refilled to its burst: nothing taken is still being paid for. */

@@ -55,7 +55,8 @@ export interface TspReconcilerDeps {
   events?: EventSink;
   /** Realized coverage and coverage target per TSP on /metrics (coverage-metrics.ts). */
   coverageMetrics?: CoverageMetrics;
-  /** Per-namespace budget of status bytes (--tenant-status-bytes-per-second); none: writes are not paced. */
+  /** Per-namespace budget of status bytes (--tenant-status-bytes-per-second); none: writes are not paced. A
+   *  positive answer has charged the bytes: the status is then written once that time has passed. */
   pacer?: Pick<TenantPacer, 'reserve'>;
 }
 
@@ -76,6 +77,8 @@ interface HeldStatus {
   outcomes: MetricOutcome[];
   calibrated: ReturnType<typeof calibratedCondition>;
   builtAtMs: number;
+  /** Its bytes are paid for: it is written from this instant on, without asking the pacer again. */
+  writeAtMs?: number;
 }
 
 export class TspReconciler {
@@ -185,6 +188,11 @@ export class TspReconciler {
     const held = this.held.get(key);
     this.held.delete(key);
     if (held && held.version === version && nowMs - held.builtAtMs <= window * 1000) {
+      // Asked for again before its turn (e.g. by the informer): back in line for the rest of the wait.
+      if (held.writeAtMs !== undefined && nowMs < held.writeAtMs) {
+        this.held.set(key, held);
+        return { requeueAfterMs: held.writeAtMs - nowMs };
+      }
       return this.writeForecast(key, path, tsp, held, namespace, log, requeue);
     }
     // The bounds passed, so the annotation is absent or valid.
@@ -229,12 +237,12 @@ export class TspReconciler {
    * statuses waits its turn without holding a worker, refitting or delaying other namespaces.
    */
   private async writeForecast(key: string, path: string, tsp: TimeSeriesPrediction, s: HeldStatus, namespace: string, log: Logger, requeue: { requeueAfterMs: number }): Promise<{ requeueAfterMs?: number }> {
-    if (this.d.pacer) {
+    if (this.d.pacer && s.writeAtMs === undefined) {
       const next = buildTspStatus(tsp, s.outcomes, s.builtAtMs, s.calibrated);
       if (!semanticEqual(tsp.status ?? {}, next)) {
         const waitMs = this.d.pacer.reserve(namespace, JSON.stringify(next).length);
         if (waitMs > 0) {
-          this.held.set(key, s);
+          this.held.set(key, { ...s, writeAtMs: this.now() + waitMs });
           log.debug({ waitMs }, 'status write paced: the namespace is over its write budget');
           return { requeueAfterMs: waitMs };
         }

@@ -22,19 +22,16 @@ describe('kube: client-side rate limit (client-go token bucket semantics)', () =
     expect(b.reserve()).to.equal(50);
   });
 
-  it('admit: charges while not in debt (a cost above the burst passes once), else names the wait and charges nothing', () => {
+  it('reserve(cost): a weighted request (bytes) is charged at once, and each one in a row is told a later time', () => {
     let t = 0;
     const b = new TokenBucket(100, 250, () => t);
-    expect(b.admit(200)).to.equal(0); // 50 left
-    expect(b.admit(300)).to.equal(0); // not in debt yet: passes, 250 owed
-    // In debt by 250 at 100/s: 2.5 s, asked again and again without the wait growing.
-    expect([b.admit(1), b.admit(1), b.admit(1_000)]).to.deep.equal([2500, 2500, 2500]);
-    t += 2_000;
-    expect(b.admit(1)).to.equal(500);
-    t += 500;
-    expect(b.admit(1)).to.equal(0);
+    expect(b.reserve(200)).to.equal(0); // 50 left
+    // 250 owed at 100 a second: 2.5 s; the next, 3.5 s and 13.5 s: in call order, never together.
+    expect([b.reserve(300), b.reserve(100), b.reserve(1_000)]).to.deep.equal([2500, 3500, 13500]);
+    t += 13_500;
+    expect(b.reserve(0)).to.equal(0);
     expect(b.full()).to.equal(false);
-    t += 60_000;
+    t += 2_500;
     expect(b.full()).to.equal(true);
   });
 
@@ -44,8 +41,8 @@ describe('kube: client-side rate limit (client-go token bucket semantics)', () =
     expect(b.reserve()).to.equal(0);
     t = 0;
     expect(b.reserve()).to.equal(1000);
-    t = 10_500; // half a second after the last reading that counted
-    expect(b.admit(1)).to.equal(500);
+    t = 10_500; // half a second after the last reading that counted: half the owed token is paid, 1.5 owed
+    expect(b.reserve()).to.equal(1500);
   });
 
   it('refuses settings that would never admit a request', () => {

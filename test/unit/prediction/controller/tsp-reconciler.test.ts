@@ -111,14 +111,19 @@ describe('TspReconciler.reconcile (in-memory seams)', function () {
     expect(t.fits()).to.equal(1);
   });
 
-  it('a namespace over its status-byte budget is requeued after the wait, its forecast kept: the write comes later, with no refit', async () => {
+  it('a namespace over its status-byte budget: the status is held and written at its turn, as built, with no refit', async () => {
     const asked: [string, number][] = [];
     let waitMs = 1_500;
     const t = setup({ pacer: { reserve: (ns, bytes) => (asked.push([ns, bytes]), waitMs) } });
     expect(await t.reconciler.reconcile(t.key)).to.deep.equal({ requeueAfterMs: 1_500 });
     expect(t.tsp().status).to.equal(undefined);
     expect(t.fits()).to.equal(1);
-    waitMs = 0;
+    // Asked for again before its turn (an informer event): back in line for the rest, nothing written.
+    t.at(T0 + 1);
+    expect(await t.reconciler.reconcile(t.key)).to.deep.equal({ requeueAfterMs: 500 });
+    expect(t.tsp().status).to.equal(undefined);
+    // Its turn: written without asking the pacer again (the bytes were charged when it was told to wait).
+    waitMs = 60_000;
     t.at(T0 + 2);
     expect(await t.reconciler.reconcile(t.key)).to.deep.equal({ requeueAfterMs: 30_000 });
     expect(t.fits()).to.equal(1);
@@ -126,14 +131,12 @@ describe('TspReconciler.reconcile (in-memory seams)', function () {
     expect(written.predictionMetrics![0]!.ready).to.equal(true);
     // Written as it was built, at T0, not rebuilt at T0 + 2.
     expect(written.predictionMetrics![0]!.prediction![0]!.samples[0]!.timestamp).to.equal(T0);
-    // Charged what was written, to the TSP's namespace.
-    expect(asked).to.have.length(2);
-    expect(asked[1]![0]).to.equal(NS);
-    expect(asked[1]![1]).to.equal(JSON.stringify(written).length);
+    // Charged once, what was written, to the TSP's namespace.
+    expect(asked).to.deep.equal([[NS, JSON.stringify(written).length]]);
     // A re-check with nothing to write asks for no budget.
     t.at(T0 + 600);
     await t.reconciler.reconcile(t.key);
-    expect(asked).to.have.length(2);
+    expect(asked).to.have.length(1);
   });
 
   it('a held status that no longer covers [now, now + window] is not written: the forecast is rebuilt', async () => {
