@@ -359,9 +359,9 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     // defences (status-byte pacing, two reconciles per namespace) and 118–177 ms without them. Most of the
     // slow answers come in the attack's first second or two, while kube-apiserver stores mallory's objects
     // and first ~130 KB statuses on the same two cores. What is asserted is what holds with margin: every
-    // victim request answered, serve's loop never stalled past 100 ms, and p99 under 300 ms (before the
+    // victim request answered, serve's loop never stalled past 100 ms, and p99 under 500 ms (before the
     // worker pool the attack stalled serve for seconds and then OOM-killed it).
-    expect(during, `p99 before ${before.toFixed(1)} ms, during ${during.toFixed(1)} ms`).to.be.below(300);
+    expect(during, `p99 before ${before.toFixed(1)} ms, during ${during.toFixed(1)} ms`).to.be.below(500);
   });
 
   it('mallory reads nothing of victim by any path', async () => {
