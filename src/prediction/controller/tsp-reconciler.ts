@@ -237,18 +237,19 @@ export class TspReconciler {
    * statuses waits its turn without holding a worker, refitting or delaying other namespaces.
    */
   private async writeForecast(key: string, path: string, tsp: TimeSeriesPrediction, s: HeldStatus, namespace: string, log: Logger, requeue: { requeueAfterMs: number }): Promise<{ requeueAfterMs?: number }> {
-    if (this.d.pacer && s.writeAtMs === undefined) {
-      const next = buildTspStatus(tsp, s.outcomes, s.builtAtMs, s.calibrated);
-      if (!semanticEqual(tsp.status ?? {}, next)) {
-        const waitMs = this.d.pacer.reserve(namespace, JSON.stringify(next).length);
-        if (waitMs > 0) {
-          this.held.set(key, { ...s, writeAtMs: this.now() + waitMs });
-          log.debug({ waitMs }, 'status write paced: the namespace is over its write budget');
-          return { requeueAfterMs: waitMs };
-        }
+    const build = (obj: TimeSeriesPrediction) => buildTspStatus(obj, s.outcomes, s.builtAtMs, s.calibrated);
+    // Built once for the cached object: the pacer sizes it, the writer compares and sends it (it rebuilds
+    // only from an object re-read after a conflict). A day-wide status is ~130 KB on this event loop.
+    const next = build(tsp);
+    if (this.d.pacer && s.writeAtMs === undefined && !semanticEqual(tsp.status ?? {}, next)) {
+      const waitMs = this.d.pacer.reserve(namespace, JSON.stringify(next).length);
+      if (waitMs > 0) {
+        this.held.set(key, { ...s, writeAtMs: this.now() + waitMs });
+        log.debug({ waitMs }, 'status write paced: the namespace is over its write budget');
+        return { requeueAfterMs: waitMs };
       }
     }
-    await this.d.status.update(path, tsp, (obj) => buildTspStatus(obj, s.outcomes, s.builtAtMs, s.calibrated));
+    await this.d.status.update(path, tsp, (obj) => (obj === tsp ? next : build(obj)));
     this.computedVersion.set(key, s.version);
     return requeue;
   }
