@@ -5,6 +5,10 @@
 // no longer asks for. Prometheus failures become a not-ready condition; they never throw out of the loop.
 // Each pass runs under an AbortController per TSP: `cancel(key)` (the informer saw the TSP deleted or its
 // spec changed) stops its history reads and fits at once, and the pass ends without writing a status.
+// A refit that yields no ready forecast (Prometheus failing, a query refused for too many series, a fit over
+// its budget, a history with no period) is not repeated at every pass: the next try waits the update
+// frequency doubled per consecutive failure, up to FAILURE_BACKOFF_MAX_FACTOR update frequencies (5 min at
+// Crane's default 30 s); a spec edit retries at once.
 import type { Logger } from 'pino';
 import { resourcePath } from '../../kube/api-client.ts';
 import type { CacheReader } from '../../kube/informers.ts';
@@ -60,6 +64,17 @@ export interface TspReconcilerDeps {
   pacer?: Pick<TenantPacer, 'reserve'>;
 }
 
+/** The longest wait between refits that keep failing, in update frequencies (the first wait is one, then doubles). */
+export const FAILURE_BACKOFF_MAX_FACTOR = 10;
+
+/** Consecutive refits of one (TSP, metric, query, algorithm) that gave no ready forecast. */
+interface RefitBackoff {
+  failures: number;
+  retryAtMs: number;
+  /** The answer until then when the refit left no forecast of its own (it threw, or read no history). */
+  outcome?: MetricOutcome;
+}
+
 interface CachedForecast {
   builtAtMs: number;
   series: ForecastSeries[];
@@ -92,6 +107,8 @@ export class TspReconciler {
   private readonly computedVersion = new Map<string, string>();
   /** Per TSP key: a status built but held back by its namespace's write budget, written as built later. */
   private readonly held = new Map<string, HeldStatus>();
+  /** Per TSP key: refits backing off after failing, by the forecast cache key. */
+  private readonly backoffs = new Map<string, Map<string, RefitBackoff>>();
 
   constructor(private readonly d: TspReconcilerDeps) {
     this.now = d.now ?? Date.now;
@@ -123,6 +140,7 @@ export class TspReconciler {
   stop(why: string): void {
     this.stopped = true;
     this.held.clear();
+    this.backoffs.clear();
     for (const ac of this.inflight.values()) ac.abort(new Error(why));
     // The next leader judges from its own forecasts; this replica's figures would go stale.
     for (const key of this.forecasts.keys()) this.forgetMetrics(key);
@@ -152,6 +170,7 @@ export class TspReconciler {
       this.forecasts.delete(key);
       this.computedVersion.delete(key);
       this.held.delete(key);
+      this.backoffs.delete(key);
       this.forgetMetrics(key);
       return {};
     }
@@ -160,6 +179,8 @@ export class TspReconciler {
     const nowS = Math.floor(nowMs / 1000);
     const version = tspSpecVersion(tsp);
     const sameSpec = this.computedVersion.get(key) === version;
+    // An edit is the user's answer to a failure: try again at once.
+    if (!sameSpec) this.backoffs.delete(key);
     if (sameSpec && statusUpToDate(tsp, nowS)) return requeue;
     if (!this.computedVersion.has(key) && statusUpToDate(tsp, nowS) && tsp.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) {
       // Written by a previous leader for this spec: trust it until it runs out.
@@ -200,9 +221,10 @@ export class TspReconciler {
     const coverage = annotated ?? DEFAULT_COVERAGE_TARGET;
     const outcomes: MetricOutcome[] = [];
     const cache = this.forecasts.get(key) ?? new Map<string, CachedForecast>();
+    const backoffs = this.backoffs.get(key) ?? new Map<string, RefitBackoff>();
     const used = new Set<string>();
     for (const m of tsp.spec.predictionMetrics ?? []) {
-      outcomes.push(await this.predictMetric(cache, used, tsp, m, nowS, window, coverage, log, signal));
+      outcomes.push(await this.predictMetric(cache, backoffs, used, tsp, m, nowS, window, coverage, log, signal));
       // Deleted or edited meanwhile: the informer queued the key again, and that pass reads the new spec.
       if (signal.aborted) {
         log.debug({ reason: (signal.reason as Error).message }, 'prediction cancelled');
@@ -213,6 +235,9 @@ export class TspReconciler {
     for (const k of cache.keys()) if (!used.has(k)) cache.delete(k);
     if (cache.size > 0) this.forecasts.set(key, cache);
     else this.forecasts.delete(key);
+    for (const k of backoffs.keys()) if (!used.has(k)) backoffs.delete(k);
+    if (backoffs.size > 0 && !this.stopped) this.backoffs.set(key, backoffs);
+    else this.backoffs.delete(key);
     const realized = sumCounts([...cache.values()].map((c) => c.realized));
     const anyAuto = (tsp.spec.predictionMetrics ?? []).some((m) => calibratesWindowMax(m.algorithm ?? {}));
     if (!this.stopped) this.d.coverageMetrics?.set(namespace, name, { realized, target: anyAuto ? coverage : undefined });
@@ -256,6 +281,7 @@ export class TspReconciler {
 
   private async predictMetric(
     cache: Map<string, CachedForecast>,
+    backoffs: Map<string, RefitBackoff>,
     used: Set<string>,
     tsp: TimeSeriesPrediction,
     m: PredictionMetricSpec,
@@ -270,19 +296,36 @@ export class TspReconciler {
     const horizonEnd = nowS + 2 * window;
     const auto = calibratesWindowMax(algorithm);
     const failed = (error: string): MetricOutcome => ({ status: { resourceIdentifier: rid, ready: false, prediction: [] }, error, calibration: { resourceIdentifier: rid, auto, series: [], error } });
+    let cacheKey: string | undefined;
+    // Set when this pass refits: its outcome then decides the backoff.
+    let refitted = false;
+    const backOff = (outcome?: MetricOutcome) => {
+      if (cacheKey === undefined) return;
+      const failures = (backoffs.get(cacheKey)?.failures ?? 0) + 1;
+      const waitMs = this.d.updateFrequencyMs * Math.min(2 ** Math.min(failures - 1, 30), FAILURE_BACKOFF_MAX_FACTOR);
+      backoffs.set(cacheKey, { failures, retryAtMs: nowS * 1000 + waitMs, ...(outcome ? { outcome } : {}) });
+    };
     try {
       const query = metricQuery(tsp, m, this.d.userPromql ?? NAMESPACED_PROMQL);
-      const cacheKey = `${rid}\u0000${query}\u0000${JSON.stringify(algorithm)}\u0000${auto ? coverage : ''}`;
+      cacheKey = `${rid}\u0000${query}\u0000${JSON.stringify(algorithm)}\u0000${auto ? coverage : ''}`;
       used.add(cacheKey);
       let cached = cache.get(cacheKey);
       const nowMs = nowS * 1000;
       const maxAgeMs = refitAgeMs(`${tsp.metadata.namespace}/${tsp.metadata.name}\u0000${rid}`, this.d.modelUpdateIntervalMs, this.d.refitSpread);
-      if (!cached || cached.coversUntilS < horizonEnd || nowMs - cached.builtAtMs > maxAgeMs) {
+      const backoff = backoffs.get(cacheKey);
+      const waiting = backoff !== undefined && nowMs < backoff.retryAtMs;
+      if (waiting && backoff.outcome) return backoff.outcome;
+      if (!waiting && (!cached || cached.coversUntilS < horizonEnd || nowMs - cached.builtAtMs > maxAgeMs)) {
+        refitted = true;
         const { lengthSeconds, stepSeconds } = this.d.forecaster.historyWindow(algorithm);
         const end = Math.floor(nowS / stepSeconds) * stepSeconds;
         const history = await this.d.history.queryRange(query, end - lengthSeconds, end, stepSeconds, { signal, maxSeries: BOUNDS.seriesPerQuery });
         const usable = history.filter((h) => h.values.length > 0);
-        if (usable.length === 0) return failed('no history returned by the query');
+        if (usable.length === 0) {
+          const outcome = failed('no history returned by the query');
+          backOff(outcome);
+          return outcome;
+        }
         const toFit = seriesToFit(usable, algorithm);
         // The forecasts published so far against what happened, from the history this refit reads anyway.
         if (cached) cached.realized = judgeKept(cached.kept, toFit, { now: nowS, windowSeconds: window, strideSeconds: judgeStrideSeconds(window, stepSeconds) });
@@ -299,6 +342,8 @@ export class TspReconciler {
         cache.set(cacheKey, cached);
         log.debug({ metric: rid, historySeries: usable.length, forecastSeries: series.length }, 'forecast built');
       }
+      // Waiting with no forecast yet cannot happen (a refit that leaves none keeps its outcome), but stay total.
+      if (!cached) return failed('no forecast yet');
       const status = metricStatus(rid, cached.series, nowS, horizonEnd, nowS + window);
       const none = cached.series.length ? undefined : 'the algorithm found no prediction in the history';
       const calibration: MetricCalibration = {
@@ -307,10 +352,21 @@ export class TspReconciler {
         series: cached.series.map((s) => ({ ...(s.calibration ? { calibration: s.calibration } : {}), ...(s.note !== undefined ? { note: s.note } : {}) })),
         ...(none ? { error: none } : {}),
       };
+      // A refit that left a forecast short of the window (or none at all) is shown as it is, and not tried
+      // again before its backoff ends: the status is built from that forecast meanwhile.
+      if (refitted) {
+        if (status.ready) backoffs.delete(cacheKey);
+        else backOff();
+      }
       return status.ready ? { status, calibration } : { status, calibration, error: none ?? 'forecast does not cover the window' };
     } catch (e) {
-      if (!signal.aborted) log.warn({ metric: rid, err: (e as Error).message }, 'prediction failed');
-      return failed((e as Error).message);
+      if (signal.aborted) return failed((e as Error).message);
+      log.warn({ metric: rid, err: (e as Error).message }, 'prediction failed');
+      const outcome = failed((e as Error).message);
+      // Failed while refitting: back off. A refusal before any query (e.g. another namespace's target) has no
+      // cache key and costs nothing to repeat.
+      backOff(outcome);
+      return outcome;
     }
   }
 }

@@ -5,7 +5,7 @@
 // covers [now, now + window] or the spec changed.
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { TspReconciler, type TspReconcilerDeps } from '../../../../src/prediction/controller/tsp-reconciler.ts';
+import { FAILURE_BACKOFF_MAX_FACTOR, TspReconciler, type TspReconcilerDeps } from '../../../../src/prediction/controller/tsp-reconciler.ts';
 import type { Forecaster } from '../../../../src/prediction/controller/forecaster.ts';
 import type { HistoryProvider, HistorySeries } from '../../../../src/prometheus/series.ts';
 import { StatusWriter } from '../../../../src/kube/status-writer.ts';
@@ -53,11 +53,13 @@ function setup(o: { horizonSeconds?: number; refitSpread?: number; pacer?: TspRe
     },
   };
   let fits = 0;
+  let noForecast = false;
   // A flat forecast of 2.0 cores every minute up to the horizon the controller asks for.
   const forecaster: Forecaster = {
     historyWindow: () => ({ lengthSeconds: 3 * 86_400, stepSeconds: 60 }),
     forecast(_h, _a, w): HistorySeries[] {
       fits++;
+      if (noForecast) return [];
       const timestamps: number[] = [];
       for (let t = w.nowS; t <= w.nowS + (o.horizonSeconds ?? w.horizonSeconds); t += 60) timestamps.push(t);
       return [{ labels: {}, timestamps, values: timestamps.map(() => 2) }];
@@ -86,6 +88,7 @@ function setup(o: { horizonSeconds?: number; refitSpread?: number; pacer?: TspRe
     fits: () => fits,
     at: (s: number) => (nowS = s),
     failHistory: (v: boolean) => (historyFails = v),
+    findNothing: (v: boolean) => (noForecast = v),
     key: `${NS}/ehpa-web`,
   };
 }
@@ -255,6 +258,67 @@ describe('TspReconciler.reconcile (in-memory seams)', function () {
     t.at(T0 + 30);
     await t.reconciler.reconcile(t.key);
     expect(t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!.status).to.equal('True');
+  });
+
+  it('a refit that keeps failing backs off: the update frequency doubled per failure, capped; the status stays as written', async () => {
+    const t = setup();
+    t.failHistory(true);
+    // Queries by instant: a try at T0 (fails), T0+30 (first wait: the update frequency), then waits of
+    // 60, 120, 240 s, then the cap of 10 update frequencies, 300 s (FAILURE_BACKOFF_MAX_FACTOR).
+    const tries = [0, 30, 90, 210, 450, 750, 1050];
+    const queriedAt: number[] = [];
+    for (let s = 0; s <= 1100; s += 30) {
+      t.at(T0 + s);
+      const before = t.queries.length;
+      expect(await t.reconciler.reconcile(t.key)).to.deep.equal({ requeueAfterMs: 30_000 });
+      if (t.queries.length > before) queriedAt.push(s);
+    }
+    expect(FAILURE_BACKOFF_MAX_FACTOR).to.equal(10);
+    expect(queriedAt).to.deep.equal(tries);
+    // Passes that waited wrote nothing: one status write for the first failure, none after (same message).
+    expect(t.store.writes.length).to.equal(1);
+    expect(t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!.message).to.include('ECONNREFUSED');
+    // Healed: the next try, at the end of its wait, succeeds.
+    t.failHistory(false);
+    t.at(T0 + 1350);
+    await t.reconciler.reconcile(t.key);
+    expect(t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!.status).to.equal('True');
+  });
+
+  it('a spec edit retries at once, whatever the backoff', async () => {
+    const t = setup();
+    t.failHistory(true);
+    for (const s of [0, 30]) {
+      t.at(T0 + s);
+      await t.reconciler.reconcile(t.key);
+    }
+    expect(t.queries.length).to.equal(2);
+    t.at(T0 + 60);
+    await t.reconciler.reconcile(t.key);
+    expect(t.queries.length).to.equal(2); // waiting until T0 + 90
+    const own = t.tsp();
+    t.store.seed(TSPS(NS), { ...own, metadata: { ...own.metadata, generation: 2 }, spec: { ...own.spec, predictionWindowSeconds: 1800 } });
+    t.failHistory(false);
+    await t.reconciler.reconcile(t.key);
+    expect(t.queries.length).to.equal(3);
+    expect(t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!.status).to.equal('True');
+  });
+
+  it('a history with no forecast in it (Crane finds no period) is not refitted at every pass', async () => {
+    const t = setup();
+    t.findNothing(true);
+    const fitsAt: number[] = [];
+    for (let s = 0; s <= 240; s += 30) {
+      t.at(T0 + s);
+      const before = t.fits();
+      await t.reconciler.reconcile(t.key);
+      if (t.fits() > before) fitsAt.push(s);
+      const ready = t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!;
+      expect(ready.status, `at +${s} s`).to.equal('False');
+      expect(ready.message, `at +${s} s`).to.include('found no prediction');
+    }
+    expect(fitsAt).to.deep.equal([0, 30, 90, 210]);
+    expect(t.queries.length).to.equal(4);
   });
 
   it("another namespace's target is refused: Ready=False naming the field, and no query leaves for Prometheus", async () => {
