@@ -14,7 +14,9 @@
 //     --ehpa-resync-period, per EHPA;
 //   - the HPA's request mix through the aggregator as system:kube-controller-manager: one request per
 //     adapter-served metric per HPA every 15 s, then a burst at 4x; latency p50/p99 of each;
-//   - serve's RSS and CPU from /proc (CPU of threads other than the main one ≈ the forecast pool).
+//   - serve's RSS and CPU from /proc (CPU of threads other than the main one ≈ the forecast pool);
+//   - a kube-apiserver restart (watch resume, not relists) and, with SCALE_CHURN_S, pod churn at
+//     SCALE_CHURN_RATE (default 50/s) with serve's RSS sampled every second.
 // kube-controller-manager's own HPA runs with a 1 h sync period so the load generator alone sets the rate.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:https';
@@ -34,16 +36,28 @@ const RESYNC_S = Number(process.env['SCALE_RESYNC_S'] ?? 60);
 const LOAD_S = Number(process.env['SCALE_LOAD_S'] ?? 60);
 const BURST_S = Number(process.env['SCALE_BURST_S'] ?? 15);
 const TSP_TIMEOUT_S = Number(process.env['SCALE_TSP_TIMEOUT_S'] ?? 1200);
+// Pod churn after the other phases: SCALE_CHURN_S seconds of pods replaced at SCALE_CHURN_RATE per second
+// (delete one, create its successor Running+Ready, as a rollout does), serve's RSS sampled throughout.
+const CHURN_S = Number(process.env['SCALE_CHURN_S'] ?? 0);
+const CHURN_RATE = Number(process.env['SCALE_CHURN_RATE'] ?? 50);
+// Capacity sweep after the load phases (e.g. SCALE_SWEEP=50,100,200,400): SCALE_SWEEP_S seconds at each rate,
+// once through the aggregator and once straight to serve's port (kube-apiserver's front-proxy client cert and
+// X-Remote-* headers, as the aggregator sends them): where the latency knee is, and whose it is.
+const SWEEP = (process.env['SCALE_SWEEP'] ?? '').split(',').filter(Boolean).map(Number);
+const SWEEP_S = Number(process.env['SCALE_SWEEP_S'] ?? 10);
 const CREATE_CONCURRENCY = 24;
 
+interface Lat { phase: string; rate: number; n: number; errors: number; p50: number; p99: number; max: number }
 interface Row {
   ehpas: number; namespaces: number; pods: number; tsps: number; createS: number; load: string;
   convergeS: number; convergeReq: Map<string, number>; tspReadyS: number | undefined; tspsReady: number;
   fitCpuS: number; mainCpuS: number; steady: Map<string, number>; steadyWindowS: number;
   rssConverged: number; rssPeak: number; rssEnd: number;
-  lat: { phase: string; rate: number; n: number; errors: number; p50: number; p99: number; max: number }[];
+  lat: Lat[];
   serveCpuUnderLoad: number;
   restartRecoveryS: number; restartReq: Map<string, number>;
+  sweep: { rate: number; via: Lat; direct: Lat }[];
+  churn: { s: number; replaced: number; errors: number; rssStart: number; rssMin: number; rssMax: number; rssEnd: number; req: Map<string, number> } | undefined;
 }
 
 // ---------- small helpers ----------
@@ -149,40 +163,95 @@ function ehpaSpec(i: number, target: string): Record<string, unknown> {
   };
 }
 
+type Created = { metadata: { name: string; namespace: string; uid: string; resourceVersion: string }; spec: { containers: { name: string; image?: string }[] } };
+async function post(c: Cluster, path: string, body: unknown): Promise<Created> {
+  const r = await c.admin.request('POST', path, { body });
+  if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${r.body.slice(0, 300)}`);
+  return r.json as Created;
+}
+const appDeployment = (ns: string, name: string) =>
+  deploymentObject(ns, name, { replicas: PODS_PER_EHPA, cpuRequest: '500m' }) as { spec: Record<string, unknown> & { template: { metadata: Record<string, unknown>; spec: unknown } } };
+const podName = (app: string, p: number) => `${app}-5d8f7c9b4-${String(p).padStart(5, 'x')}`;
+
+/** One pod of app `i`'s Deployment, created directly and marked Running+Ready as its kubelet would. */
+async function createPod(c: Cluster, i: number, name: string): Promise<void> {
+  const ns = `scale-${Math.floor(i / EHPAS_PER_NS)}`;
+  const dep = appDeployment(ns, `app-${i}`);
+  const pod = await post(c, `/api/v1/namespaces/${ns}/pods`, {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: dep.spec.template.metadata['labels'] }, spec: dep.spec.template.spec,
+  });
+  const r = await c.admin.request('PATCH', `/api/v1/namespaces/${ns}/pods/${pod.metadata.name}/status`, {
+    body: { status: runningStatus(pod, new Date(Date.now() - 60_000)) }, contentType: 'application/merge-patch+json',
+  });
+  if (r.status !== 200) throw new Error(`pod status: ${r.status} ${r.body.slice(0, 200)}`);
+}
+
 async function populate(c: Cluster, n: number): Promise<{ namespaces: string[]; pods: number }> {
   const nsCount = Math.ceil(n / EHPAS_PER_NS);
   const namespaces = Array.from({ length: nsCount }, (_, k) => `scale-${k}`);
   await pool(namespaces, 8, (ns) => createNamespace(c, ns));
   const idx = Array.from({ length: n }, (_, i) => i);
   let pods = 0;
-  const post = async (path: string, body: unknown) => {
-    const r = await c.admin.request('POST', path, { body });
-    if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${r.body.slice(0, 300)}`);
-    return r.json as { metadata: { name: string; namespace: string; uid: string; resourceVersion: string }; spec: { containers: { name: string; image?: string }[] } };
-  };
   await pool(idx, CREATE_CONCURRENCY, async (i) => {
     const ns = `scale-${Math.floor(i / EHPAS_PER_NS)}`;
     const name = `app-${i}`;
-    const dep = deploymentObject(ns, name, { replicas: PODS_PER_EHPA, cpuRequest: '500m' }) as { spec: Record<string, unknown> & { template: { metadata: Record<string, unknown>; spec: unknown } } };
+    const dep = appDeployment(ns, name);
     dep.spec['paused'] = true; // no ReplicaSet, no controller-made pods: the bench makes them
-    await post(`/apis/apps/v1/namespaces/${ns}/deployments`, dep);
+    await post(c, `/apis/apps/v1/namespaces/${ns}/deployments`, dep);
     for (let p = 0; p < PODS_PER_EHPA; p++) {
-      const pod = await post(`/api/v1/namespaces/${ns}/pods`, {
-        apiVersion: 'v1', kind: 'Pod',
-        metadata: { name: `${name}-5d8f7c9b4-${String(p).padStart(5, 'x')}`, labels: dep.spec.template.metadata['labels'] },
-        spec: dep.spec.template.spec,
-      });
-      const r = await c.admin.request('PATCH', `/api/v1/namespaces/${ns}/pods/${pod.metadata.name}/status`, {
-        body: { status: runningStatus(pod, new Date(Date.now() - 60_000)) }, contentType: 'application/merge-patch+json',
-      });
-      if (r.status !== 200) throw new Error(`pod status: ${r.status} ${r.body.slice(0, 200)}`);
+      await createPod(c, i, podName(name, p));
       pods++;
     }
-    await post(`/apis/autoscaling.crane.io/v1alpha1/namespaces/${ns}/effectivehorizontalpodautoscalers`, {
+    await post(c, `/apis/autoscaling.crane.io/v1alpha1/namespaces/${ns}/effectivehorizontalpodautoscalers`, {
       apiVersion: 'autoscaling.crane.io/v1alpha1', kind: 'EffectiveHorizontalPodAutoscaler', metadata: { name, namespace: ns }, spec: ehpaSpec(i, name),
     });
   });
   return { namespaces, pods };
+}
+
+/**
+ * Pod churn: `rate` replacements a second for `seconds` (open loop, at most 64 in flight), walking the apps
+ * round-robin so every Deployment loses and regains pods; each replacement deletes one pod (grace 0) and
+ * creates its successor under a new name, Running+Ready. Returns how many were replaced and failed.
+ */
+async function churn(c: Cluster, n: number, rate: number, seconds: number): Promise<{ replaced: number; errors: number }> {
+  const current = Array.from({ length: n }, (_, i) => Array.from({ length: PODS_PER_EHPA }, (_, p) => podName(`app-${i}`, p)));
+  let replaced = 0;
+  let errors = 0;
+  let k = 0;
+  let inflight = 0;
+  const one = async (seq: number) => {
+    const i = seq % n;
+    const slot = Math.floor(seq / n) % PODS_PER_EHPA;
+    const ns = `scale-${Math.floor(i / EHPAS_PER_NS)}`;
+    const old = current[i]![slot]!;
+    const next = `app-${i}-r${seq.toString(36)}`;
+    current[i]![slot] = next;
+    try {
+      const d = await c.admin.request('DELETE', `/api/v1/namespaces/${ns}/pods/${old}`, { body: { gracePeriodSeconds: 0 } });
+      if (d.status !== 200 && d.status !== 404) throw new Error(`DELETE pod: ${d.status}`);
+      await createPod(c, i, next);
+      replaced++;
+    } catch (e) {
+      if (errors++ === 0) console.log(`  (first churn error: ${(e as Error).message})`);
+    }
+  };
+  const pending = new Set<Promise<void>>();
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000) {
+    const due = Math.floor(((performance.now() - start) / 1000) * rate);
+    while (k < due && inflight < 64) {
+      inflight++;
+      const p: Promise<void> = one(k++).finally(() => {
+        inflight--;
+        pending.delete(p);
+      });
+      pending.add(p);
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await Promise.all(pending);
+  return { replaced, errors };
 }
 
 // ---------- the HPA's request mix ----------
@@ -211,18 +280,20 @@ function hpaRequests(hpas: Hpa[]): string[] {
   return out;
 }
 
+/** Where the load goes: kube-apiserver (the aggregator), or serve itself with the headers the aggregator adds. */
+interface Target { host: string; port: string | number; headers?: Record<string, string> }
+
 /** Open-loop load: `rate` req/s for `seconds`, round-robin over `paths`; latency of each answer. */
-async function load(c: Cluster, agent: Agent, paths: string[], rate: number, seconds: number, phase: string) {
+async function load(target: Target, agent: Agent, paths: string[], rate: number, seconds: number, phase: string): Promise<Lat> {
   const lat: number[] = [];
   let errors = 0;
   let i = 0;
   let inflight = 0;
-  const url = new URL(c.apiserverUrl);
   const one = () => new Promise<void>((resolve) => {
     const t0 = performance.now();
     inflight++;
     const path = paths[i++ % paths.length]!;
-    const req = request({ host: url.hostname, port: url.port, path, method: 'GET', agent, headers: { accept: 'application/json' }, timeout: 30_000 }, (res) => {
+    const req = request({ host: target.host, port: target.port, path, method: 'GET', agent, headers: { accept: 'application/json', ...target.headers }, timeout: 30_000 }, (res) => {
       res.resume();
       res.on('end', () => {
         inflight--;
@@ -343,16 +414,34 @@ async function runSize(n: number): Promise<Row> {
       const kcm = await cluster.identity('system:kube-controller-manager');
       const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: readFileSync(cluster.clusterCaPath), cert: readFileSync(kcm.cert.certPath), key: readFileSync(kcm.cert.keyPath) });
       const rate = paths.length / 15;
-      await load(cluster, agent, paths, Math.min(rate, 50), 5, 'warm-up');
+      const apiserver = new URL(cluster.apiserverUrl);
+      const viaAggregator: Target = { host: apiserver.hostname, port: apiserver.port };
+      await load(viaAggregator, agent, paths, Math.min(rate, 50), 5, 'warm-up');
       const cpuL0 = processCpu(pid);
       const tl = performance.now();
       const lat = [
-        await load(cluster, agent, paths, rate, LOAD_S, `HPA rate (${paths.length} metrics / 15 s)`),
-        await load(cluster, agent, paths, rate * 4, BURST_S, 'burst 4x'),
+        await load(viaAggregator, agent, paths, rate, LOAD_S, `HPA rate (${paths.length} metrics / 15 s)`),
+        await load(viaAggregator, agent, paths, rate * 4, BURST_S, 'burst 4x'),
       ];
       const serveCpuUnderLoad = (processCpu(pid) - cpuL0) / ((performance.now() - tl) / 1000);
+      const showLat = (l: Lat) => console.log(`  ${l.phase}: ${l.rate} req/s, ${l.n} ok, ${l.errors} errors, p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, max ${l.max.toFixed(0)} ms`);
+      lat.forEach(showLat);
+      const sweep: Row['sweep'] = [];
+      if (SWEEP.length > 0) {
+        const fp = cluster.frontProxy;
+        const direct = new Agent({ keepAlive: true, maxSockets: 64, rejectUnauthorized: false, cert: readFileSync(fp.certPath), key: readFileSync(fp.keyPath) });
+        const toServe: Target = { host: '127.0.0.1', port: cluster.adapterPort, headers: { 'X-Remote-User': 'system:kube-controller-manager', 'X-Remote-Group': 'system:authenticated' } };
+        await load(toServe, direct, paths, 20, 2, 'warm-up (direct)');
+        for (const r of SWEEP) {
+          const via = await load(viaAggregator, agent, paths, r, SWEEP_S, `sweep ${r}/s via the aggregator`);
+          const dir = await load(toServe, direct, paths, r, SWEEP_S, `sweep ${r}/s straight to serve`);
+          showLat(via);
+          showLat(dir);
+          sweep.push({ rate: r, via, direct: dir });
+        }
+        direct.destroy();
+      }
       agent.destroy();
-      for (const l of lat) console.log(`  ${l.phase}: ${l.rate} req/s, ${l.n} ok, ${l.errors} errors, p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, max ${l.max.toFixed(0)} ms`);
 
       // A kube-apiserver restart: serve's informers should resume their watches, not list every kind again.
       // Recovered = an edit made after the restart reaches serve (one EHPA's maxReplicas shows in its HPA).
@@ -370,8 +459,34 @@ async function runSize(n: number): Promise<Row> {
       await new Promise((r) => setTimeout(r, 10_000));
       const restartReq = diff(await apiRequests(serve.metricsUrl), r0);
       console.log(`  kube-apiserver restart: serve followed an edit ${restartRecoveryS.toFixed(1)} s after the restart began; its API requests until 10 s later: ${fmtReq(restartReq, 1)}`);
+
+      // Pod churn: RSS must stay flat while pods come and go (issue 16: an hour at 50/s).
+      let churnRow: Row['churn'];
+      if (CHURN_S > 0) {
+        const c0 = await apiRequests(serve.metricsUrl);
+        const rssStart = rssLast;
+        let rssMin = rssLast;
+        let rssMax = rssLast;
+        const minute = setInterval(() => {
+          rssMin = Math.min(rssMin, rssLast);
+          rssMax = Math.max(rssMax, rssLast);
+          console.log(`  churn: RSS ${mib(rssLast)}`);
+        }, 60_000);
+        const track = setInterval(() => {
+          rssMin = Math.min(rssMin, rssLast);
+          rssMax = Math.max(rssMax, rssLast);
+        }, 1000);
+        const tc0 = performance.now();
+        const { replaced, errors } = await churn(cluster, n, CHURN_RATE, CHURN_S).finally(() => {
+          clearInterval(minute);
+          clearInterval(track);
+        });
+        const s = (performance.now() - tc0) / 1000;
+        churnRow = { s, replaced, errors, rssStart, rssMin, rssMax, rssEnd: rssLast, req: diff(await apiRequests(serve.metricsUrl), c0) };
+        console.log(`  churn: ${replaced} pods replaced in ${s.toFixed(0)} s (${(replaced / s).toFixed(1)}/s, ${errors} errors); RSS start ${mib(rssStart)}, min ${mib(rssMin)}, max ${mib(rssMax)}, end ${mib(rssLast)}; serve's API requests ${fmtReq(churnRow.req, 1)}`);
+      }
       return {
-        restartRecoveryS, restartReq,
+        restartRecoveryS, restartReq, churn: churnRow, sweep,
         ehpas: n, namespaces: namespaces.length, pods, tsps, createS, load: loadavg().map((x) => x.toFixed(2)).join(' '),
         convergeS, convergeReq, tspReadyS, tspsReady: ready, fitCpuS, mainCpuS, steady, steadyWindowS,
         rssConverged, rssPeak, rssEnd: rssLast, lat, serveCpuUnderLoad,
@@ -412,7 +527,18 @@ const lines: [string, (r: Row) => string][] = [
     (r) => { const l = r.lat[k]!; return `${l.rate}/s: ${l.p50.toFixed(1)} / ${l.p99.toFixed(1)} ms (${l.errors} errors of ${l.n + l.errors})`; },
   ]),
   ['serve CPU under the load (cores)', (r) => r.serveCpuUnderLoad.toFixed(2)],
+  ...SWEEP.map((rate): [string, (r: Row) => string] => [
+    `sweep ${rate} req/s (${SWEEP_S} s each): p50 / p99 via the aggregator; straight to serve`,
+    (r) => {
+      const w = r.sweep.find((x) => x.rate === rate);
+      const f = (l: Lat) => `${l.p50.toFixed(1)} / ${l.p99.toFixed(1)} ms${l.errors ? ` (${l.errors} errors)` : ''}`;
+      return w ? `${f(w.via)}; ${f(w.direct)}` : 'n/a';
+    },
+  ]),
   ['kube-apiserver restart: edit seen after / serve API requests (GET = lists)', (r) => `${r.restartRecoveryS.toFixed(1)} s / ${fmtReq(r.restartReq, 1)}`],
+  ['pod churn: replaced (rate) over; RSS start / min / max / end; serve API requests', (r) => (r.churn
+    ? `${r.churn.replaced.toLocaleString('en-US')} (${(r.churn.replaced / r.churn.s).toFixed(1)}/s, ${r.churn.errors} errors) over ${(r.churn.s / 60).toFixed(0)} min; ${mib(r.churn.rssStart)} / ${mib(r.churn.rssMin)} / ${mib(r.churn.rssMax)} / ${mib(r.churn.rssEnd)}; ${fmtReq(r.churn.req, 1)}`
+    : 'not run (SCALE_CHURN_S=0)')],
 ];
 for (const [k, f] of lines) console.log(`| ${k} | ${cell(f)} |`);
 process.exit(0);
