@@ -80,21 +80,56 @@ export function parseMatrix(body: MatrixResponse): HistorySeries[] {
   });
 }
 
-/** Joins chunked results per label set, in time order, later chunks winning on a shared timestamp. */
+/**
+ * Joins chunked results per label set, in time order, later chunks winning on a shared timestamp.
+ * This runs on the event loop that serves the metrics APIs, once per history read (15 days at 60 s =
+ * 21,600 points in 2 chunks): the usual case, chunks in ascending and disjoint time order as splitRange
+ * asks for them, is a concatenation; only overlapping or unordered chunks take the map merge (5–15 ms for
+ * such a history on the 2-core machine, against well under 1 ms for the concatenation).
+ */
 export function joinSeries(chunks: HistorySeries[][]): HistorySeries[] {
-  const byKey = new Map<string, { labels: Record<string, string>; points: Map<number, number> }>();
+  const byKey = new Map<string, { labels: Record<string, string>; parts: HistorySeries[] }>();
   for (const chunk of chunks) {
     for (const s of chunk) {
       const key = labelKey(s.labels);
       let e = byKey.get(key);
-      if (!e) byKey.set(key, (e = { labels: s.labels, points: new Map() }));
-      for (let i = 0; i < s.timestamps.length; i++) e.points.set(s.timestamps[i] as number, s.values[i] as number);
+      if (!e) byKey.set(key, (e = { labels: s.labels, parts: [] }));
+      e.parts.push(s);
     }
   }
-  return [...byKey.values()].map(({ labels, points }) => {
-    const ts = [...points.keys()].sort((a, b) => a - b);
-    return { labels, timestamps: ts, values: ts.map((t) => points.get(t) as number) };
-  });
+  return [...byKey.values()].map(({ labels, parts }) => concatenateAscending(labels, parts) ?? mergeByTime(labels, parts));
+}
+
+/** The parts end to end when every timestamp is above the one before it across all of them; else undefined. */
+function concatenateAscending(labels: Record<string, string>, parts: HistorySeries[]): HistorySeries | undefined {
+  let last = -Infinity;
+  let n = 0;
+  for (const p of parts) {
+    for (const t of p.timestamps) {
+      if (!(t > last)) return undefined;
+      last = t;
+    }
+    n += p.timestamps.length;
+  }
+  if (parts.length === 1) return { labels, timestamps: parts[0]!.timestamps, values: parts[0]!.values };
+  const timestamps = new Array<number>(n);
+  const values = new Array<number>(n);
+  let k = 0;
+  for (const p of parts) {
+    for (let i = 0; i < p.timestamps.length; i++, k++) {
+      timestamps[k] = p.timestamps[i] as number;
+      values[k] = p.values[i] as number;
+    }
+  }
+  return { labels, timestamps, values };
+}
+
+/** The general join: one point per timestamp, the later part winning, sorted by time. */
+function mergeByTime(labels: Record<string, string>, parts: HistorySeries[]): HistorySeries {
+  const points = new Map<number, number>();
+  for (const p of parts) for (let i = 0; i < p.timestamps.length; i++) points.set(p.timestamps[i] as number, p.values[i] as number);
+  const ts = [...points.keys()].sort((a, b) => a - b);
+  return { labels, timestamps: ts, values: ts.map((t) => points.get(t) as number) };
 }
 
 interface VectorResponse {

@@ -45,6 +45,71 @@ describe('parseMatrix / joinSeries', () => {
   });
 });
 
+describe('joinSeries against a reference join (random chunks, ordered or not)', () => {
+  // Written here, independently of the code under test: every (timestamp, value) of every chunk into one
+  // object per label set, later chunks overwriting, then sorted by time.
+  function reference(chunks: { labels: Record<string, string>; timestamps: number[]; values: number[] }[][]) {
+    const out = new Map<string, { labels: Record<string, string>; at: Record<number, number> }>();
+    for (const chunk of chunks) {
+      for (const s of chunk) {
+        const key = JSON.stringify(Object.entries(s.labels).sort());
+        const e = out.get(key) ?? { labels: s.labels, at: {} };
+        out.set(key, e);
+        s.timestamps.forEach((t, i) => (e.at[t] = s.values[i]!));
+      }
+    }
+    return [...out.values()].map(({ labels, at }) => {
+      const timestamps = Object.keys(at).map(Number).sort((a, b) => a - b);
+      return { labels, timestamps, values: timestamps.map((t) => at[t]!) };
+    });
+  }
+  // A small deterministic generator (mulberry32), so a failure is reproducible from its case number.
+  function rng(seed: number) {
+    return () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  it('equals the reference on 2,000 random cases: disjoint ascending chunks, overlaps, reversed chunks, gaps, several series', () => {
+    for (let c = 0; c < 2000; c++) {
+      const r = rng(c + 1);
+      const kind = c % 4; // 0, 1: ascending and disjoint (the usual case); 2: overlapping; 3: chunk order reversed
+      const chunks: { labels: Record<string, string>; timestamps: number[]; values: number[] }[][] = [];
+      let t = Math.floor(r() * 100) * 60;
+      for (let k = 0; k < 1 + Math.floor(r() * 4); k++) {
+        if (kind === 2 && k > 0) t -= 60 * Math.floor(1 + r() * 3);
+        const chunk = [];
+        for (let s = 0; s < 1 + Math.floor(r() * 3); s++) {
+          const timestamps: number[] = [];
+          let u = t;
+          for (let i = 0; i < Math.floor(r() * 6); i++) {
+            u += 60 * (1 + Math.floor(r() * 2)); // gaps of one step now and then
+            timestamps.push(u);
+          }
+          chunk.push({ labels: { pod: `p${s}` }, timestamps, values: timestamps.map(() => Math.round(r() * 1000) / 10) });
+        }
+        t += 60 * 20;
+        chunks.push(chunk);
+      }
+      if (kind === 3) chunks.reverse();
+      const got = joinSeries(chunks);
+      expect(got, `case ${c}`).to.deep.equal(reference(chunks));
+    }
+  });
+  it('a later chunk wins on a shared timestamp, whatever the order of the chunks', () => {
+    expect(joinSeries([
+      [{ labels: {}, timestamps: [0, 60, 120], values: [1, 2, 3] }],
+      [{ labels: {}, timestamps: [120, 180], values: [30, 4] }],
+    ])).to.deep.equal([{ labels: {}, timestamps: [0, 60, 120, 180], values: [1, 2, 30, 4] }]);
+    expect(joinSeries([
+      [{ labels: {}, timestamps: [120, 180], values: [30, 4] }],
+      [{ labels: {}, timestamps: [0, 60], values: [1, 2] }],
+    ])).to.deep.equal([{ labels: {}, timestamps: [0, 60, 120, 180], values: [1, 2, 30, 4] }]);
+  });
+});
+
 describe('PrometheusClient against a local HTTP server', () => {
   let server: Server;
   let url = '';
