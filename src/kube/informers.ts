@@ -69,6 +69,8 @@ class TransformingWatch extends Watch {
   constructor(
     config: Watch['config'],
     private readonly transform: CacheTransform,
+    /** Called on every event the watch delivers (objects and bookmarks): the watch is up. */
+    private readonly onEvent: () => void = () => undefined,
   ) {
     super(config);
   }
@@ -84,7 +86,10 @@ class TransformingWatch extends Watch {
     // resourceVersion now and then, so a watch on a quiet kind that ends (timeout, API server restart)
     // resumes from a recent version instead of one etcd may have compacted away (410 Gone: a full relist of
     // every object of the kind, at scale a storm).
-    return super.watch(path, { ...queryParams, allowWatchBookmarks: true }, (phase, obj, raw) => callback(phase, objectEvent(phase) ? this.transform(obj as Record<string, unknown>) : obj, raw), done);
+    return super.watch(path, { ...queryParams, allowWatchBookmarks: true }, (phase, obj, raw) => {
+      if (phase !== 'ERROR') this.onEvent();
+      callback(phase, objectEvent(phase) ? this.transform(obj as Record<string, unknown>) : obj, raw);
+    }, done);
   }
 }
 
@@ -109,28 +114,33 @@ export class SharedInformer<T extends KubeObject> implements CacheReader<T> {
   private stopped = true;
   private failures = 0;
   private restartTimer: NodeJS.Timeout | undefined;
+  private readonly retryBaseMs: number;
   private readonly syncWaiters: (() => void)[] = [];
 
   constructor(
     readonly kind: KindRef,
     client: Pick<KubeApiClient, 'get' | 'kubeConfig'>,
     private readonly log: Logger,
-    o: { transform?: CacheTransform; pageSize?: number } = {},
+    o: { transform?: CacheTransform; pageSize?: number; retryBaseMs?: number } = {},
   ) {
+    this.retryBaseMs = o.retryBaseMs ?? 250;
     const path = resourcePath(kind.apiVersion, kind.plural);
     const transform = o.transform ?? cacheTransformFor(kind);
     const list = () => listInPages((p, query) => client.get<ListPage>(p, query), path, { fieldSelector: kind.fieldSelector, pageSize: o.pageSize, transform });
-    this.informer = new ListWatch<KubernetesObject>(path, new TransformingWatch(client.kubeConfig, transform), list, false, undefined, kind.fieldSelector);
-    this.informer.on('error', (err: unknown) => this.onError(err));
-    this.informer.on('connect', () => {
+    // The backoff starts over once a watch delivers an event (an object or a bookmark), not when a restart
+    // begins: client-node's 'connect' fires before the list or watch is even sent, so resetting there kept
+    // the delay at its first step while a restarted kube-apiserver answered 429 until its watch cache
+    // was ready (seen at 10,000 EHPAs: pods, EHPAs and TSPs retried every 500 ms for 40 s).
+    this.informer = new ListWatch<KubernetesObject>(path, new TransformingWatch(client.kubeConfig, transform, () => {
       this.failures = 0;
-    });
+    }), list, false, undefined, kind.fieldSelector);
+    this.informer.on('error', (err: unknown) => this.onError(err));
   }
 
   private onError(err: unknown): void {
     if (this.stopped) return;
     this.failures++;
-    const delay = Math.min(30_000, 250 * 2 ** Math.min(this.failures, 7));
+    const delay = Math.min(30_000, this.retryBaseMs * 2 ** Math.min(this.failures, 7));
     this.log.warn({ kind: this.kind.plural, err: String((err as Error)?.message ?? err), delayMs: delay }, 'watch failed; restarting');
     clearTimeout(this.restartTimer);
     this.restartTimer = setTimeout(() => void this.run(), delay);

@@ -23,9 +23,11 @@ const pod = (name: string, rv: string): Pod => ({
 });
 
 /** Serves /api/v1/pods in pages; the first request for `failContinue` answers 410 once; watches stay open. */
-function apiServer(pods: Pod[], o: { failContinue?: string; lastPageRv?: string } = {}) {
+function apiServer(pods: Pod[], o: { failContinue?: string; lastPageRv?: string; failWatch?: (attempt: number) => boolean } = {}) {
   const requests: URL[] = [];
   const watches: ServerResponse[] = [];
+  /** When each watch request arrived (performance.now()), answered or not. */
+  const watchTimes: number[] = [];
   let failed = false;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
@@ -35,6 +37,13 @@ function apiServer(pods: Pod[], o: { failContinue?: string; lastPageRv?: string 
       return;
     }
     if (url.searchParams.get('watch') === 'true') {
+      watchTimes.push(performance.now());
+      if (o.failWatch?.(watchTimes.length - 1)) {
+        // What a kube-apiserver whose watch cache is still starting answers.
+        res.writeHead(429, { 'Content-Type': 'application/json', 'Retry-After': '1' });
+        res.end(JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'TooManyRequests', code: 429, message: 'storage is (re)initializing' }));
+        return;
+      }
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.flushHeaders();
       watches.push(res);
@@ -60,6 +69,7 @@ function apiServer(pods: Pod[], o: { failContinue?: string; lastPageRv?: string 
   return {
     requests,
     watches,
+    watchTimes,
     server,
     async listen(): Promise<string> {
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -193,6 +203,35 @@ describe('SharedInformer (local HTTP API server)', function () {
       expect(resumed.searchParams.get('resourceVersion')).to.equal('250');
       expect(api.requests.filter((u) => u.searchParams.get('watch') !== 'true').length, 'no list on resume').to.equal(lists);
       expect(inf.list()).to.have.length(5);
+    } finally {
+      await inf.stop();
+      await api.close();
+    }
+  });
+
+  it('a watch refused again and again is retried with a growing delay, which starts over once a watch delivers an event', async () => {
+    // Watches 0-3 are refused (429), 4 stays open until the test ends it, 5 is refused, 6 stays open.
+    const api = apiServer(PODS, { failWatch: (n) => n <= 3 || n === 5 });
+    const client = clientFor(await api.listen());
+    const base = 50;
+    const inf = new SharedInformer<Pod>({ apiVersion: 'v1', plural: 'pods' }, client, log, { retryBaseMs: base });
+    try {
+      inf.start();
+      await waitFor('the fifth watch', () => api.watches.length === 1);
+      // Timers never fire early, so these lower bounds hold on a loaded machine: 2, 4, 8, 16 × base. A
+      // backoff reset at every restart would have waited 2 × base each time.
+      const gaps = api.watchTimes.slice(1, 5).map((t, i) => t - api.watchTimes[i]!);
+      gaps.forEach((g, i) => expect(g, `gap ${i}`).to.be.at.least(base * 2 ** (i + 1) - 5));
+      // The open watch delivers a bookmark, then ends (the API server's timeout): resumed at once, refused,
+      // and retried after the first step again (2 × base), not after the fifth (32 × base = 1.6 s).
+      api.watches[0]!.write(JSON.stringify({ type: 'BOOKMARK', object: { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: '300' } } }) + '\n');
+      await new Promise((r) => setTimeout(r, 50));
+      api.watches[0]!.end();
+      await waitFor('the seventh watch', () => api.watches.length === 2);
+      const retry = api.watchTimes[6]! - api.watchTimes[5]!;
+      expect(retry).to.be.at.least(2 * base - 5);
+      expect(retry, 'the delay started over').to.be.below(16 * base);
+      expect(api.requests.filter((u) => u.searchParams.get('watch') !== 'true'), 'one list: refusals keep the resourceVersion').to.have.length(1);
     } finally {
       await inf.stop();
       await api.close();
