@@ -45,6 +45,11 @@ const CHURN_RATE = Number(process.env['SCALE_CHURN_RATE'] ?? 50);
 // X-Remote-* headers, as the aggregator sends them): where the latency knee is, and whose it is.
 const SWEEP = (process.env['SCALE_SWEEP'] ?? '').split(',').filter(Boolean).map(Number);
 const SWEEP_S = Number(process.env['SCALE_SWEEP_S'] ?? 10);
+// Which metric requests the load phases send, at the HPA's full rate either way: `ready` (default) only those
+// serve answers from a Ready forecast (and the cron metrics), the steady state the latency target is about;
+// `all` every HPA's, which during the cold start is mostly the observed-usage fallback: one Prometheus query
+// per request, here to the stub Prometheus inside this bench process.
+const LOAD_MIX = process.env['SCALE_LOAD_MIX'] ?? 'ready';
 const CREATE_CONCURRENCY = 24;
 
 interface Lat { phase: string; rate: number; n: number; errors: number; p50: number; p99: number; max: number }
@@ -57,6 +62,7 @@ interface Row {
   serveCpuUnderLoad: number;
   restartRecoveryS: number; restartReq: Map<string, number>;
   sweep: { rate: number; via: Lat; direct: Lat }[];
+  mix: Record<Served, number>;
   churn: { s: number; replaced: number; errors: number; rssStart: number; rssMin: number; rssMax: number; rssEnd: number; req: Map<string, number> } | undefined;
 }
 
@@ -261,19 +267,29 @@ interface Hpa {
 }
 const sel = (m: Record<string, string> | undefined) => encodeURIComponent(Object.entries(m ?? {}).map(([k, v]) => `${k}=${v}`).join(','));
 
-/** The adapter-served metric requests the HPA controller makes for these HPAs (Resource metrics go to metrics.k8s.io). */
-function hpaRequests(hpas: Hpa[]): string[] {
-  const out: string[] = [];
+/** How serve answers a metric request: from a Ready forecast, by the observed-usage fallback (the EHPA's TSP
+ *  is not Ready yet), or the cron metric (no Prometheus either way). */
+type Served = 'forecast' | 'fallback' | 'cron';
+interface HpaRequest { path: string; served: Served }
+
+/** The adapter-served metric requests the HPA controller makes for these HPAs (Resource metrics go to
+ *  metrics.k8s.io); `readyTsps` holds "namespace/name" of the TSPs whose Ready condition is True. */
+function hpaRequests(hpas: Hpa[], readyTsps: ReadonlySet<string>): HpaRequest[] {
+  const out: HpaRequest[] = [];
   for (const h of hpas) {
     const ns = h.metadata.namespace;
     for (const m of h.spec.metrics ?? []) {
       if (m.type === 'Pods' && m.pods) {
         // The HPA lists the target's pods by the /scale selector: the Deployment's app=<name> (a Preview
-        // HPA's Substitute copies it); each EHPA here scales the Deployment of its own name.
+        // HPA's Substitute copies it); each EHPA here scales the Deployment of its own name, and its TSP is
+        // named like its HPA (ehpa-<EHPA name>).
         const app = h.metadata.ownerReferences?.[0]?.name ?? h.spec.scaleTargetRef.name;
-        out.push(`/apis/custom.metrics.k8s.io/v1beta2/namespaces/${ns}/pods/%2A/${m.pods.metric.name}?labelSelector=${sel({ app })}&metricLabelSelector=${sel(m.pods.metric.selector?.matchLabels)}`);
+        out.push({
+          path: `/apis/custom.metrics.k8s.io/v1beta2/namespaces/${ns}/pods/%2A/${m.pods.metric.name}?labelSelector=${sel({ app })}&metricLabelSelector=${sel(m.pods.metric.selector?.matchLabels)}`,
+          served: readyTsps.has(`${ns}/ehpa-${app}`) ? 'forecast' : 'fallback',
+        });
       } else if (m.type === 'External' && m.external) {
-        out.push(`/apis/external.metrics.k8s.io/v1beta1/namespaces/${ns}/${m.external.metric.name}?labelSelector=${sel(m.external.metric.selector?.matchLabels)}`);
+        out.push({ path: `/apis/external.metrics.k8s.io/v1beta1/namespaces/${ns}/${m.external.metric.name}?labelSelector=${sel(m.external.metric.selector?.matchLabels)}`, served: 'cron' });
       }
     }
   }
@@ -284,7 +300,7 @@ function hpaRequests(hpas: Hpa[]): string[] {
 interface Target { host: string; port: string | number; headers?: Record<string, string> }
 
 /** Open-loop load: `rate` req/s for `seconds`, round-robin over `paths`; latency of each answer. */
-async function load(target: Target, agent: Agent, paths: string[], rate: number, seconds: number, phase: string): Promise<Lat> {
+async function load(target: Target, agent: Agent, paths: readonly string[], rate: number, seconds: number, phase: string): Promise<Lat> {
   const lat: number[] = [];
   let errors = 0;
   let i = 0;
@@ -378,11 +394,13 @@ async function runSize(n: number): Promise<Row> {
 
       // Every TSP Ready: the forecasting cold start.
       let ready = 0;
+      let readyTsps = new Set<string>();
       let tspReadyS: number | undefined;
       const tspDeadline = performance.now() + TSP_TIMEOUT_S * 1000;
       while (performance.now() < tspDeadline) {
-        const items = await listAll<{ status?: { conditions?: { type: string; status: string }[] } }>(cluster, '/apis/prediction.crane.io/v1alpha1/timeseriespredictions');
-        ready = items.filter((t) => t.status?.conditions?.some((k) => k.type === 'Ready' && k.status === 'True')).length;
+        const items = await listAll<{ metadata: { namespace: string; name: string }; status?: { conditions?: { type: string; status: string }[] } }>(cluster, '/apis/prediction.crane.io/v1alpha1/timeseriespredictions');
+        readyTsps = new Set(items.filter((t) => t.status?.conditions?.some((k) => k.type === 'Ready' && k.status === 'True')).map((t) => `${t.metadata.namespace}/${t.metadata.name}`));
+        ready = readyTsps.size;
         if (ready >= tsps) {
           tspReadyS = (performance.now() - t0) / 1000;
           break;
@@ -410,17 +428,21 @@ async function runSize(n: number): Promise<Row> {
 
       // The HPA's request mix through the aggregator, as kube-controller-manager.
       const hpaList = await listAll<Hpa>(cluster, '/apis/autoscaling/v2/horizontalpodautoscalers');
-      const paths = hpaRequests(hpaList);
+      const requests = hpaRequests(hpaList, readyTsps);
+      const served = (k: Served) => requests.filter((r) => r.served === k).length;
+      const mix = { forecast: served('forecast'), fallback: served('fallback'), cron: served('cron') };
+      const paths = requests.filter((r) => LOAD_MIX === 'all' || r.served !== 'fallback').map((r) => r.path);
+      console.log(`  metric requests: ${mix.forecast} from a Ready forecast, ${mix.fallback} by the observed-usage fallback, ${mix.cron} cron; the load sends ${LOAD_MIX === 'all' ? 'all of them' : 'the forecast and cron ones'} at the rate of all ${requests.length}`);
       const kcm = await cluster.identity('system:kube-controller-manager');
       const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: readFileSync(cluster.clusterCaPath), cert: readFileSync(kcm.cert.certPath), key: readFileSync(kcm.cert.keyPath) });
-      const rate = paths.length / 15;
+      const rate = requests.length / 15;
       const apiserver = new URL(cluster.apiserverUrl);
       const viaAggregator: Target = { host: apiserver.hostname, port: apiserver.port };
       await load(viaAggregator, agent, paths, Math.min(rate, 50), 5, 'warm-up');
       const cpuL0 = processCpu(pid);
       const tl = performance.now();
       const lat = [
-        await load(viaAggregator, agent, paths, rate, LOAD_S, `HPA rate (${paths.length} metrics / 15 s)`),
+        await load(viaAggregator, agent, paths, rate, LOAD_S, `HPA rate (${requests.length} metrics / 15 s)`),
         await load(viaAggregator, agent, paths, rate * 4, BURST_S, 'burst 4x'),
       ];
       const serveCpuUnderLoad = (processCpu(pid) - cpuL0) / ((performance.now() - tl) / 1000);
@@ -486,7 +508,7 @@ async function runSize(n: number): Promise<Row> {
         console.log(`  churn: ${replaced} pods replaced in ${s.toFixed(0)} s (${(replaced / s).toFixed(1)}/s, ${errors} errors); RSS start ${mib(rssStart)}, min ${mib(rssMin)}, max ${mib(rssMax)}, end ${mib(rssLast)}; serve's API requests ${fmtReq(churnRow.req, 1)}`);
       }
       return {
-        restartRecoveryS, restartReq, churn: churnRow, sweep,
+        restartRecoveryS, restartReq, churn: churnRow, sweep, mix,
         ehpas: n, namespaces: namespaces.length, pods, tsps, createS, load: loadavg().map((x) => x.toFixed(2)).join(' '),
         convergeS, convergeReq, tspReadyS, tspsReady: ready, fitCpuS, mainCpuS, steady, steadyWindowS,
         rssConverged, rssPeak, rssEnd: rssLast, lat, serveCpuUnderLoad,
@@ -522,6 +544,7 @@ const lines: [string, (r: Row) => string][] = [
   ['TSP cold start → all Ready', (r) => (r.tspReadyS ? `${r.tspReadyS.toFixed(0)} s` : `${r.tspsReady}/${r.tsps} Ready after ${TSP_TIMEOUT_S} s (all ≈ ${r.tspsReady ? Math.round((r.tsps / r.tspsReady) * TSP_TIMEOUT_S) : '?'} s at that rate)`)],
   ['CPU per TSP fit (threads off the main one / TSPs Ready)', (r) => (r.tspsReady ? `${((r.fitCpuS / r.tspsReady) * 1000).toFixed(0)} ms (${r.fitCpuS.toFixed(0)} s total; main thread ${r.mainCpuS.toFixed(0)} s)` : 'n/a')],
   ['RSS after convergence / peak / end', (r) => `${mib(r.rssConverged)} / ${mib(r.rssPeak)} / ${mib(r.rssEnd)}`],
+  [`metric requests: from a Ready forecast / observed-usage fallback / cron (the load sends ${LOAD_MIX === 'all' ? 'all' : 'forecast + cron'})`, (r) => `${r.mix.forecast} / ${r.mix.fallback} / ${r.mix.cron}`],
   ...[0, 1].map((k): [string, (r: Row) => string] => [
     `metrics APIs through the aggregator, ${k === 0 ? 'HPA rate' : 'burst 4×'}: req/s, p50 / p99`,
     (r) => { const l = r.lat[k]!; return `${l.rate}/s: ${l.p50.toFixed(1)} / ${l.p99.toFixed(1)} ms (${l.errors} errors of ${l.n + l.errors})`; },
