@@ -151,7 +151,10 @@ describe('ForecastPool: fits in worker threads', function () {
     expect(new FitBudgetExceededError(20_000).message).to.equal('forecast exceeded its 20s budget');
   });
 
-  it('keeps the event loop responsive (p99 delay < 100 ms) during 4 concurrent heavy fits; the in-thread path blocks it for the length of a fit', async () => {
+  it('keeps the event loop responsive (p99 delay < 100 ms) during 4 concurrent heavy fits; the in-thread path blocks it for the length of a fit', async function () {
+    // Six 15-day DSP fits: ~10 s on a quiet machine, 63 s once at load average 10 (a 10,000-EHPA scale
+    // bench beside the suite), past the suite's 60 s. The assertions below do not depend on how long it takes.
+    this.timeout(240_000);
     const heavy = heavySeries();
     expect(heavy.timestamps.length).to.equal(21_600);
     const now = heavy.timestamps[heavy.timestamps.length - 1] as number;
