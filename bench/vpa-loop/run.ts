@@ -30,6 +30,11 @@ const ROUNDS = Number(process.env.VPA_LOOP_ROUNDS ?? 2);
 /** Every Nth workload also has an EHPA on CPU (0 = none, the default: upstream has no such split). */
 const EHPA_EVERY = Number(process.env.VPA_LOOP_EHPA_EVERY ?? 0);
 const HISTORY_HOURS = Number(process.env.VPA_LOOP_HISTORY_HOURS ?? 24);
+/** VPAs per namespace (0 = all in one, the default, as the upstream side builds them). A pod is matched
+ *  against the VPAs of its own namespace, so one namespace of 10,000 VPAs costs 10,000 selector checks per
+ *  pod; spread 10 a namespace it is the scale bench's layout. Ours only: the upstream side needs 0. */
+const PER_NAMESPACE = Number(process.env.VPA_LOOP_PER_NAMESPACE ?? 0);
+const nsOf = (w: number) => (PER_NAMESPACE > 0 ? `bench-${Math.floor(w / PER_NAMESPACE)}` : 'bench');
 const START_MS = Date.UTC(2026, 10, 22, 9, 0, 0);
 const MINUTE_MS = 60_000;
 
@@ -49,18 +54,18 @@ class BenchIO implements RecommenderIO {
   constructor(readonly clock: { ms: number }) {
     for (let w = 0; w < WORKLOADS; w++) {
       const app = `app-${w}`;
-      this.vpaList.push({ apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler', metadata: { name: app, namespace: 'bench', generation: 1 }, spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: app } } });
+      this.vpaList.push({ apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler', metadata: { name: app, namespace: nsOf(w), generation: 1 }, spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: app } } });
       this.selectors.set(app, { selector: (l) => l['app'] === app, selectorKey: `app=${app}`, equalityLabels: { app } });
       for (let p = 0; p < PODS_PER_WORKLOAD; p++) {
         this.podList.push({
-          metadata: { name: `${app}-7d9c8b6f5d-${String(p).padStart(5, '0')}`, namespace: 'bench', labels: { app, 'pod-template-hash': '7d9c8b6f5d' }, resourceVersion: '1' },
+          metadata: { name: `${app}-7d9c8b6f5d-${String(p).padStart(5, '0')}`, namespace: nsOf(w), labels: { app, 'pod-template-hash': '7d9c8b6f5d' }, resourceVersion: '1' },
           spec: { containers: [{ name: 'main', resources: { requests: { cpu: '250m', memory: '512Mi' } } }] },
           status: { phase: 'Running' },
         });
       }
     }
     for (let w = 0; EHPA_EVERY > 0 && w < WORKLOADS; w += EHPA_EVERY) {
-      this.ehpaList.push({ metadata: { name: `app-${w}`, namespace: 'bench' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: `app-${w}` }, metrics: [{ type: 'Resource', resource: { name: 'cpu' } }] } });
+      this.ehpaList.push({ metadata: { name: `app-${w}`, namespace: nsOf(w) }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: `app-${w}` }, metrics: [{ type: 'Resource', resource: { name: 'cpu' } }] } });
     }
   }
 
@@ -78,7 +83,7 @@ class BenchIO implements RecommenderIO {
   }
   async currentUsage(): Promise<UsageSample[]> {
     const t = this.clock.ms * 1000;
-    return this.podList.map((p, k) => ({ namespace: 'bench', pod: p.metadata.name, container: 'main', cpuMillicores: cpuMilli(this.tick, k), memoryBytes: memBytes(this.tick, k), time: t }));
+    return this.podList.map((p, k) => ({ namespace: p.metadata.namespace as string, pod: p.metadata.name, container: 'main', cpuMillicores: cpuMilli(this.tick, k), memoryBytes: memBytes(this.tick, k), time: t }));
   }
   async checkpoints() {
     this.requests.list++;
@@ -113,7 +118,7 @@ function historyFor(io: BenchIO): PodHistory[] {
       cpu.push([t, cpuMilli(h, k)]);
       memory.push([t, memBytes(h, k)]);
     }
-    return { namespace: 'bench', pod: p.metadata.name, containers: new Map([['main', { cpu, memory }]]) };
+    return { namespace: p.metadata.namespace as string, pod: p.metadata.name, containers: new Map([['main', { cpu, memory }]]) };
   });
 }
 
@@ -201,6 +206,7 @@ function runUpstream(bin: string): RoundFigures {
   };
 }
 
+if (PER_NAMESPACE > 0 && !process.env.VPA_LOOP_SKIP_UPSTREAM) throw new Error('VPA_LOOP_PER_NAMESPACE needs VPA_LOOP_SKIP_UPSTREAM=1: the upstream side builds one namespace');
 const upstreamBin = process.env.VPA_LOOP_SKIP_UPSTREAM ? undefined : buildUpstream();
 const ours: Awaited<ReturnType<typeof runOurs>>[] = [];
 const theirs: RoundFigures[] = [];
@@ -210,7 +216,7 @@ for (let round = 0; round < ROUNDS; round++) {
   if (upstreamBin) theirs.push(runUpstream(upstreamBin));
 }
 const o = ours[ours.length - 1]!;
-console.log(`workload: ${WORKLOADS} VPAs x ${PODS_PER_WORKLOAD} pods x 1 container = ${o.containers} tracked containers, ${o.historySamples} history samples at start, ${EHPA_EVERY ? Math.ceil(WORKLOADS / EHPA_EVERY) : 0} VPAs split with an EHPA; ${TICKS} ticks of 1 min x ${ROUNDS} rounds (alternating)`);
+console.log(`workload: ${WORKLOADS} VPAs x ${PODS_PER_WORKLOAD} pods x 1 container = ${o.containers} tracked containers, ${o.historySamples} history samples at start, ${EHPA_EVERY ? Math.ceil(WORKLOADS / EHPA_EVERY) : 0} VPAs split with an EHPA; ${PER_NAMESPACE > 0 ? `${PER_NAMESPACE} VPAs per namespace` : "one namespace"}; ${TICKS} ticks of 1 min x ${ROUNDS} rounds (alternating)`);
 console.log('');
 console.log('| side | first loop ms (restore + history) | steady loop ms | feed | update VPAs | checkpoints | GC | status writes / loop | checkpoint writes / loop |');
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');

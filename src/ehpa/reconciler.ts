@@ -8,6 +8,7 @@ import { NotOwnedError, OwnedApplier, controllerUid } from '../kube/apply-owned.
 import type { EventSink } from '../kube/event-recorder.ts';
 import type { CacheReader } from '../kube/informers.ts';
 import { parseLabelSelector } from '../selectors/label-selector.ts';
+import { PodSelectorIndex } from './selector-index.ts';
 import { forecastFor } from '../metric-values/workload-cpu-forecast.ts';
 import type { ScaleAccess } from '../kube/scale-client.ts';
 import { semanticEqual } from '../kube/semantic-equal.ts';
@@ -65,7 +66,7 @@ export class EhpaReconciler {
   private readonly now: () => number;
   private readonly owned: OwnedApplier;
   /** Last seen pod selector of each EHPA's target, so pod changes can requeue the right EHPAs. */
-  private readonly selectors = new Map<string, { namespace: string; matches: (l: Record<string, string> | undefined) => boolean }>();
+  private readonly selectors = new PodSelectorIndex();
 
   constructor(private readonly d: EhpaReconcilerDeps) {
     this.now = d.now ?? Date.now;
@@ -74,9 +75,7 @@ export class EhpaReconciler {
 
   /** EHPA keys (ns/name) whose request-based conversion depends on this pod. */
   ehpasForPod(pod: PodLike): string[] {
-    const out: string[] = [];
-    for (const [key, s] of this.selectors) if (s.namespace === pod.metadata.namespace && s.matches(pod.metadata.labels)) out.push(key);
-    return out;
+    return this.selectors.keysFor(pod.metadata.namespace, pod.metadata.labels);
   }
 
   forget(key: string): void {
@@ -181,7 +180,7 @@ export class EhpaReconciler {
     } catch (e) {
       throw new Failure('FailedGetScale', `target selector: ${(e as Error).message}`, false);
     }
-    this.selectors.set(key, { namespace: ehpa.metadata.namespace, matches });
+    this.selectors.set(key, ehpa.metadata.namespace, matches);
     const pods = this.d.pods.list(ehpa.metadata.namespace).filter((p) => matches(p.metadata.labels));
     const nowMs = this.now();
     return (resource, container) => summarizeRequests(pods, nowMs, resource, container);
