@@ -239,6 +239,9 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
       },
     ]);
     expect(hpa!.spec['scaleTargetRef']).to.deep.equal({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' });
+    // The reconciler writes the HPA first and the TSP after it, so the TSP may not exist yet when the HPA does
+    // (a GET right after the HPA appeared found none once, on a loaded machine).
+    await waitFor('TSP ehpa-web', () => exists(`${TSP_PATH}/ehpa-web`));
     const tsp = await get(`${TSP_PATH}/ehpa-web`);
     expect(tsp.metadata.ownerReferences?.[0]).to.include({ kind: 'EffectiveHorizontalPodAutoscaler', uid: owner.metadata.uid, controller: true });
     expect(tsp.spec['predictionMetrics']).to.deep.equal([
