@@ -72,6 +72,7 @@ export const CONTROLLER_FLAGS = [
   },
   { name: 'tenant-status-bytes-per-second', type: 'int', default: 65536, min: 0, help: "bytes of TimeSeriesPrediction status one namespace may have written per second, sustained; over it, its next write waits (0: no pacing)" },
   { name: 'tenant-status-burst-bytes', type: 'int', default: 262144, min: 1, help: 'bytes of TimeSeriesPrediction status one namespace may have written at once before --tenant-status-bytes-per-second applies' },
+  { name: 'forecast-worker-heap', type: 'int', default: 256, min: 16, help: "MiB of V8 heap each forecast worker may use; a fit that needs more ends its worker and fails its TimeSeriesPrediction alone, not the process" },
   { name: 'forecast-fit-budget', type: 'duration', default: '20s', min: 1, help: "longest one series' fit may run; past it the fit's worker is replaced and its TimeSeriesPrediction reports the overrun" },
   ...VPA_RECOMMENDER_FLAGS,
 ] as const satisfies readonly FlagSpec[];
@@ -180,7 +181,7 @@ const CONTROLLER_SETUPS: Record<ControllerName, (ctx: ControllerContext, flags: 
       // Fits run in worker threads: this event loop also serves the metrics API and renews the Lease.
       userPromql: userPromqlPolicy(flags['user-promql']),
       pacer: new TenantPacer({ bytesPerSecond: flags['tenant-status-bytes-per-second'], burstBytes: flags['tenant-status-burst-bytes'] }, ctx.now ?? Date.now),
-      forecaster: o.forecaster ?? new PooledForecaster(new ForecastPool({ size: flags['forecast-workers'] || Math.max(1, availableParallelism() - 1), budgetMs: flags['forecast-fit-budget'] })),
+      forecaster: o.forecaster ?? new PooledForecaster(new ForecastPool({ size: flags['forecast-workers'] || Math.max(1, availableParallelism() - 1), budgetMs: flags['forecast-fit-budget'], heapLimitMb: flags['forecast-worker-heap'] })),
     });
   },
   'vpa-recommender': (ctx, flags) => setupVpaRecommender(ctx, vpaRecommenderOptionsFromFlags(flags)),

@@ -5,6 +5,8 @@
 // - Budget: a fit still running `budgetMs` after it was handed to a worker has its worker terminated (the
 //   only way to stop a synchronous fit) and fails with FitBudgetExceededError; the next job gets a new worker.
 // - Cancellation: a job whose signal aborts is dropped from the queue, or its worker terminated if it runs.
+// - Memory: each worker's V8 heap is capped (`heapLimitMb`); a fit that outgrows it ends its worker (V8 stops
+//   the isolate, not the process) and fails alone, so one tenant's series cannot take the replica's memory.
 // Workers start on demand (a replica that never fits starts none) and are unref'd while idle, so an idle
 // pool never keeps the process alive.
 import { Worker } from 'node:worker_threads';
@@ -34,6 +36,8 @@ export interface ForecastPoolOptions {
   size: number;
   /** Longest a single fit may run. */
   budgetMs: number;
+  /** Old-generation heap of each worker, MiB (Worker resourceLimits.maxOldGenerationSizeMb); none: V8's default. */
+  heapLimitMb?: number;
   /** The worker entry; tests substitute a script speaking the same protocol (fit-protocol.ts). */
   workerUrl?: URL;
 }
@@ -92,6 +96,7 @@ export class ForecastPool {
   constructor(private readonly o: ForecastPoolOptions) {
     if (!(o.size >= 1)) throw new RangeError('a forecast pool needs at least one worker');
     if (!(o.budgetMs > 0)) throw new RangeError('the fit budget must be positive');
+    if (o.heapLimitMb !== undefined && !(o.heapLimitMb >= 16)) throw new RangeError('a forecast worker needs a heap of at least 16 MiB');
     this.entry = workerEntry(o.workerUrl ?? defaultWorkerUrl());
   }
 
@@ -145,12 +150,22 @@ export class ForecastPool {
   }
 
   private spawn(): void {
-    const worker = new Worker(this.entry.filename, this.entry.options);
+    const limits = this.o.heapLimitMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: this.o.heapLimitMb } };
+    const worker = new Worker(this.entry.filename, { ...this.entry.options, ...limits });
     const slot: Slot = { worker, ready: false, dead: false };
     this.slots.add(slot);
     worker.unref();
     worker.on('message', (m: WorkerMessage) => this.onMessage(slot, m));
-    worker.on('error', (e) => this.kill(slot, new FitWorkerError(`forecast worker failed: ${e.message}`)));
+    worker.on('error', (e: Error & { code?: string }) =>
+      this.kill(
+        slot,
+        new FitWorkerError(
+          e.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? `forecast needed more than the worker's ${String(this.o.heapLimitMb ?? 'default')} MiB heap (--forecast-worker-heap)`
+            : `forecast worker failed: ${e.message}`,
+        ),
+      ),
+    );
     worker.on('exit', (code) => this.kill(slot, new FitWorkerError(`forecast worker exited with code ${code}`)));
   }
 

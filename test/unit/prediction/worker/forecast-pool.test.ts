@@ -6,7 +6,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { CoreForecaster } from '../../../../src/prediction/controller/core-forecaster.ts';
 import { TspReconciler } from '../../../../src/prediction/controller/tsp-reconciler.ts';
-import { ForecastPool, FitBudgetExceededError } from '../../../../src/prediction/worker/forecast-pool.ts';
+import { ForecastPool, FitBudgetExceededError, FitWorkerError } from '../../../../src/prediction/worker/forecast-pool.ts';
 import { PooledForecaster } from '../../../../src/prediction/worker/pooled-forecaster.ts';
 import { StatusWriter } from '../../../../src/kube/status-writer.ts';
 import { resourcePath } from '../../../../src/kube/api-client.ts';
@@ -145,6 +145,27 @@ describe('ForecastPool: fits in worker threads', function () {
     expect(await first).to.equal('AbortError');
     expect(p.stats()).to.deep.equal({ workers: 0, busy: 0, queued: 0 });
     expect(p.replaced).to.equal(1);
+  });
+
+  it("a fit that outgrows the worker's heap limit fails alone with the flag named; this thread's heap stays put and the next fit gets a new worker", async () => {
+    const p = pool({ size: 1, budgetMs: 120_000, heapLimitMb: 32, workerUrl: SPIN_WORKER });
+    const input = (labels: Record<string, string>) => ({
+      labels,
+      timestamps: Float64Array.from([60, 120, 180]),
+      values: Float64Array.from([1, 2, 3]),
+      algorithm: { algorithmType: 'percentile' } as PredictionAlgorithm,
+      window: { nowS: 180, horizonSeconds: 600 },
+    });
+    const before = process.memoryUsage().heapUsed;
+    const err = await p.fit(input({ hog: 'heap' })).then(() => null, (e: Error) => e);
+    expect(err).to.be.instanceOf(FitWorkerError);
+    expect(err?.message).to.equal("forecast needed more than the worker's 32 MiB heap (--forecast-worker-heap)");
+    // The worker kept everything it allocated until V8 stopped it at 32 MiB; none of it was on this heap.
+    expect(process.memoryUsage().heapUsed - before).to.be.below(16 * 1024 * 1024);
+    expect(p.replaced).to.equal(1);
+    const again = await p.fit(input({}));
+    expect('timestamps' in again && again.timestamps.length).to.be.greaterThan(0);
+    expect(() => new ForecastPool({ size: 1, budgetMs: 1000, heapLimitMb: 8 })).to.throw(RangeError, /at least 16 MiB/);
   });
 
   it('the budget error names the budget as the flag spells it', () => {
