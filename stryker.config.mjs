@@ -54,7 +54,9 @@ export default {
   ignoreStatic: true,
   checkers: ['typescript'],
   // The checker compiles only what the mutation run uses, so a half-edited e2e test elsewhere cannot stop it.
-  tsconfigFile: 'tsconfig.stryker.json',
+  // EHPA_STRYKER_TSCONFIG narrows it for a run over one part: tsconfig.stryker-dsp.json checks src/prediction/dsp and
+  // its own tests, so each mutant's re-check does not walk every file that imports the forecaster.
+  tsconfigFile: process.env.EHPA_STRYKER_TSCONFIG ?? 'tsconfig.stryker.json',
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
   // The machine has 2 cores shared with other engineers.
   concurrency: 2,
