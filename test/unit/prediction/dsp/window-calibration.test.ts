@@ -40,6 +40,57 @@ describe('window-maximum calibration', function () {
     expect(c?.summary.multiplier).to.be.closeTo(1.1, 1e-9);
   });
 
+  // A level that wanders (a slow random walk, deterministic LCG) under a daily sine: the last hour knows the
+  // level, yesterday knows the shape, neither alone knows both.
+  const wandering = (): Float64Array => {
+    const v = new Float64Array(9 * 1440);
+    let seed = 11;
+    let level = 10;
+    for (let i = 0; i < v.length; i++) {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      level = Math.max(3, level + (seed / 2147483648 - 0.5) * 0.2);
+      v[i] = level + 2 * Math.sin((2 * Math.PI * i) / 1440);
+    }
+    return v;
+  };
+
+  it('a blend of level and shape wins when it needs less slack than every plain candidate', () => {
+    const values = wandering();
+    const c = calibrateWindowMax({ values, intervalSeconds: 60, periodSeconds: null, horizon: 120 }, { target: 0.9, windowSeconds: 3600 });
+    const s = c?.summary;
+    expect(s?.method).to.match(/^blend\(/);
+    const others = (s?.candidates ?? []).filter((x) => x.method !== s?.method);
+    expect(others.length).to.be.at.least(3);
+    for (const o of others) expect(s?.backtestSlack).to.be.below(o.backtestSlack, o.method);
+  });
+
+  it("the blend's first window is the weighted sum of its ingredients' maxima, times the multiplier", () => {
+    const values = wandering();
+    const n = values.length;
+    const c = calibrateWindowMax({ values, intervalSeconds: 60, periodSeconds: null, horizon: 120 }, { target: 0.9, windowSeconds: 3600 });
+    const s = c?.summary;
+    // Each ingredient's maximum over the next hour, computed here from the series itself.
+    const max = (from: number, to: number) => Math.max(...values.subarray(from, to + 1));
+    const ingredient: Record<string, number> = {
+      'recent max': max(n - 60, n - 1),
+      'recent max (quarter)': max(n - 15, n - 1),
+      'same window 1 day ago': max(n - 1440, n - 1440 + 59),
+    };
+    const parts = /^blend\((.*)\)$/.exec(s?.method ?? '')?.[1]?.split(', ') ?? [];
+    expect(parts.length).to.be.at.least(2);
+    let expected = 0;
+    let weights = 0;
+    for (const part of parts) {
+      const [, w, name] = /^([0-9.]+) (.*)$/.exec(part) ?? [];
+      expect(ingredient, name).to.have.property(name as string);
+      expected += Number(w) * (ingredient[name as string] as number);
+      weights += Number(w);
+    }
+    expect(weights).to.be.closeTo(1, 1e-9);
+    const first = Array.from(c?.values.subarray(0, 60) ?? []);
+    for (const v of first) expect(v).to.be.closeTo((s?.multiplier as number) * expected, 1e-9);
+  });
+
   it('too little history to backtest: null, and the forecaster keeps its uncalibrated forecast', () => {
     const values = new Float64Array(90).fill(1);
     expect(calibrateWindowMax({ values, intervalSeconds: 60, periodSeconds: null, horizon: 60 }, { target: 0.9, windowSeconds: 3600 })).to.equal(null);
