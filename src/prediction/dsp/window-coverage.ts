@@ -65,12 +65,44 @@ export function multiplierForCoverage(pairs: readonly WindowPair[], q: number): 
  * exceeds n the sample is too small for the guarantee and the largest ratio is returned with `exact: false`.
  */
 export function conformalMultiplier(ratios: ArrayLike<number>, q: number): { multiplier: number; exact: boolean } {
-  const r = Float64Array.from(ratios as ArrayLike<number>).sort();
+  const r = Float64Array.from(ratios as ArrayLike<number>);
   const n = r.length;
   if (n === 0) return { multiplier: NaN, exact: false };
   const rank = Math.ceil((n + 1) * q - 1e-9);
-  if (rank > n) return { multiplier: Math.max(0, r[n - 1] as number), exact: false };
-  return { multiplier: Math.max(0, r[Math.max(1, rank) - 1] as number), exact: true };
+  if (rank > n) return { multiplier: Math.max(0, kthSmallest(r, n) as number), exact: false };
+  return { multiplier: Math.max(0, kthSmallest(r, Math.max(1, rank)) as number), exact: true };
+}
+
+/**
+ * The k-th smallest value (1-based) of `r`, reordering `r`: Hoare's selection, linear on average, where a
+ * sort is n log n (the calibration's blend search asks for thousands of these per fit). Ordered as a
+ * Float64Array sort orders (NaN after every number).
+ */
+export function kthSmallest(r: Float64Array, k: number): number {
+  const less = (a: number, b: number) => a < b || (b !== b && a === a);
+  let lo = 0;
+  let hi = r.length - 1;
+  const target = k - 1;
+  while (lo < hi) {
+    const pivot = r[(lo + hi) >> 1] as number;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (less(r[i] as number, pivot)) i++;
+      while (less(pivot, r[j] as number)) j--;
+      if (i <= j) {
+        const t = r[i] as number;
+        r[i] = r[j] as number;
+        r[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else break;
+  }
+  return r[target] as number;
 }
 
 export interface WindowScore {

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import {
   conformalMultiplier,
   coverage,
+  kthSmallest,
   coverRatio,
   multiplierForCoverage,
   realizedCoverage,
@@ -72,5 +73,20 @@ describe('window-maximum scores', () => {
     const r = realizedCoverage([{ madeAt: 1000, timestamps: [1000], values: [1] }], { timestamps: [0, 60], values: [1, 1] }, { now: 120, windowSeconds: 60, strideSeconds: 60, lookbackSeconds: 120 });
     expect(r.windows).to.equal(0);
     expect(Number.isNaN(r.coverage)).to.equal(true);
+  });
+
+  it('kthSmallest is the k-th value of a sorted copy, for every k, on random arrays with ties, infinities and NaN', () => {
+    // Reference: Float64Array's own sort (numeric, NaN last). Deterministic LCG.
+    let seed = 3;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let trial = 0; trial < 300; trial++) {
+      const n = 1 + Math.floor(next() * 40);
+      const values = Float64Array.from({ length: n }, () => {
+        const u = next();
+        return u < 0.05 ? Infinity : u < 0.08 ? NaN : u < 0.1 ? 0 : Math.floor(next() * 8) / 2;
+      });
+      const sorted = Float64Array.from(values).sort();
+      for (let k = 1; k <= n; k++) expect(Object.is(kthSmallest(Float64Array.from(values), k), sorted[k - 1]), `trial ${trial} k ${k}`).to.equal(true);
+    }
   });
 });
