@@ -14,7 +14,7 @@
 // `strideSeconds` in the history, and the pairs (forecast window max, actual window max) give the ratios
 // conformalMultiplier turns into a margin. Cheap: no refit per cut point (only per backtest period for the
 // model), so it runs inside every auto forecast. Pure.
-import { conformalMultiplier, coverage, coverRatio, slack, type WindowPair } from './window-coverage.ts';
+import { columnSlack, conformalMultiplier, coverage, coverRatio, slack, type WindowPair } from './window-coverage.ts';
 
 export interface CalibrationConfig {
   /** Probability that the window maximum covers the actual maximum, in (0, 1). */
@@ -187,8 +187,8 @@ function blendSteps(k: number): number {
 }
 
 /** The ingredients' window maxima at each backtest cut, or null when one of them cannot be scored everywhere. */
-function ingredientMaxima(ingredients: readonly Candidate[], cuts: readonly number[], w: number): Float64Array[] | null {
-  const maxima = ingredients.map((cand) => Float64Array.from(cuts, (c) => windowMax(cand, c, w)));
+function ingredientMaxima(ingredients: readonly Candidate[], maximaOf: (cand: Candidate) => Float64Array): Float64Array[] | null {
+  const maxima = ingredients.map(maximaOf);
   return maxima.some((m) => m.some((v) => Number.isNaN(v))) ? null : maxima;
 }
 
@@ -285,30 +285,27 @@ export function calibrateWindowMax(input: CalibrationInput, config: CalibrationC
     }
     return m;
   };
-  const slackOf = (forecastMax: Float64Array, k: number): number => {
-    if (!Number.isFinite(k)) return Infinity;
-    let over = 0;
-    let total = 0;
-    for (let j = 0; j < cuts.length; j++) {
-      over += Math.max(0, k * (forecastMax[j] as number) - (actual[j] as number));
-      total += actual[j] as number;
-    }
-    return total > 0 ? over / total : over > 0 ? Infinity : 0;
+  // Each candidate's window maxima over the cuts, computed once whether it is an ingredient, a candidate or both.
+  const maximaMemo = new Map<Candidate, Float64Array>();
+  const maximaOf = (cand: Candidate): Float64Array => {
+    let m = maximaMemo.get(cand);
+    if (!m) maximaMemo.set(cand, (m = Float64Array.from(cuts, (c) => windowMax(cand, c, w))));
+    return m;
   };
   const pool = eligible.filter((c) => !c.blendOnly);
   const ingredients = eligible.filter((c) => c.blendable);
-  const maxima = ingredientMaxima(ingredients, cuts, w);
+  const maxima = ingredientMaxima(ingredients, maximaOf);
   // The blend is fitted on the same windows that then judge it against the plain candidates, so in sample it
   // never loses to one of them (each is a corner of the grid). Holding the newest third of the windows out to
   // admit it was tried and did worse out of sample on the fixture traces (docs/forecast-evaluation.md).
   if (maxima) {
-    const weights = blendWeights(maxima, (f) => slackOf(f, calibrate(f).multiplier));
+    const weights = blendWeights(maxima, (f) => columnSlack(f, actual, calibrate(f).multiplier));
     if (weights) pool.push(blendCandidate(weights, ingredients, w));
   }
   const scores: CandidateScore[] = [];
   let best: { cand: Candidate; score: CandidateScore; exact: boolean; windows: number } | undefined;
   for (const cand of pool) {
-    const forecastMax = Float64Array.from(cuts, (c) => windowMax(cand, c, w));
+    const forecastMax = maximaOf(cand);
     const pairs: WindowPair[] = cuts.map((_, j) => ({ forecastMax: forecastMax[j] as number, actualMax: actual[j] as number }));
     const { multiplier, exact } = calibrate(forecastMax);
     if (!Number.isFinite(multiplier)) continue;

@@ -22,12 +22,21 @@ export function coverage(pairs: readonly WindowPair[], k = 1): number {
 
 /** Σ max(0, k·forecast max − actual max) / Σ actual max: capacity bought beyond the peak, as a share of it. */
 export function slack(pairs: readonly WindowPair[], k = 1): number {
+  return columnSlack(
+    pairs.map((p) => p.forecastMax),
+    pairs.map((p) => p.actualMax),
+    k,
+  );
+}
+
+/** slack() over two columns of the same length (window i: forecastMax[i], actualMax[i]), with no pairs built. */
+export function columnSlack(forecastMax: ArrayLike<number>, actualMax: ArrayLike<number>, k = 1): number {
   if (!Number.isFinite(k)) return Infinity;
   let over = 0;
   let total = 0;
-  for (const p of pairs) {
-    over += Math.max(0, k * p.forecastMax - p.actualMax);
-    total += p.actualMax;
+  for (let i = 0; i < actualMax.length; i++) {
+    over += Math.max(0, k * (forecastMax[i] as number) - (actualMax[i] as number));
+    total += actualMax[i] as number;
   }
   return total > 0 ? over / total : over > 0 ? Infinity : 0;
 }

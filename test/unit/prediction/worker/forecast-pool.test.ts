@@ -33,6 +33,14 @@ describe('ForecastPool: fits in worker threads', function () {
   afterEach(async () => {
     await Promise.all(pools.splice(0).map((p) => p.close()));
   });
+  /** A three-sample percentile fit; the labels steer the test worker (spin="forever", hog="heap"). */
+  const input = (labels: Record<string, string>) => ({
+    labels,
+    timestamps: Float64Array.from([60, 120, 180]),
+    values: Float64Array.from([1, 2, 3]),
+    algorithm: { algorithmType: 'percentile' } as PredictionAlgorithm,
+    window: { nowS: 180, horizonSeconds: 600 },
+  });
 
   it('gives bit-identical forecasts to CoreForecaster on a fixture trace (dsp and percentile, labels kept, order kept)', async () => {
     const trace = craneTrace('input0');
@@ -120,13 +128,6 @@ describe('ForecastPool: fits in worker threads', function () {
 
   it('cancelling a queued fit drops it without touching the running one; cancelling the running one terminates its worker', async () => {
     const p = pool({ size: 1, budgetMs: 60_000, workerUrl: SPIN_WORKER });
-    const input = (labels: Record<string, string>) => ({
-      labels,
-      timestamps: Float64Array.from([60, 120, 180]),
-      values: Float64Array.from([1, 2, 3]),
-      algorithm: { algorithmType: 'percentile' } as PredictionAlgorithm,
-      window: { nowS: 180, horizonSeconds: 600 },
-    });
     const running = new AbortController();
     const queued = new AbortController();
     const first = p.fit(input({ spin: 'forever' }), running.signal).then(() => 'resolved', (e: Error) => e.name);
@@ -149,13 +150,6 @@ describe('ForecastPool: fits in worker threads', function () {
 
   it("a fit that outgrows the worker's heap limit fails alone with the flag named; this thread's heap stays put and the next fit gets a new worker", async () => {
     const p = pool({ size: 1, budgetMs: 120_000, heapLimitMb: 32, workerUrl: SPIN_WORKER });
-    const input = (labels: Record<string, string>) => ({
-      labels,
-      timestamps: Float64Array.from([60, 120, 180]),
-      values: Float64Array.from([1, 2, 3]),
-      algorithm: { algorithmType: 'percentile' } as PredictionAlgorithm,
-      window: { nowS: 180, horizonSeconds: 600 },
-    });
     const before = process.memoryUsage().heapUsed;
     const err = await p.fit(input({ hog: 'heap' })).then(() => null, (e: Error) => e);
     expect(err).to.be.instanceOf(FitWorkerError);
