@@ -181,7 +181,7 @@ function simplexGrid(k: number, steps: number): number[][] {
   return out.sort((a, b) => used(a) - used(b));
 }
 
-/** The blend's grid: tenths of the simplex for up to five ingredients, fifths beyond (3,003 vectors at most). */
+/** The blend's grid: tenths of the simplex for up to five ingredients, fifths beyond (1,001 vectors at most: five ingredients in tenths; six or seven in fifths are 252 or 462). */
 function blendSteps(k: number): number {
   return k <= 5 ? 10 : 5;
 }
