@@ -72,9 +72,20 @@ function lowerIndex(ts: readonly number[], t: number): number {
   return lo;
 }
 
-/** Index of the last timestamp ≤ t, or -1. */
-function atOrBefore(ts: readonly number[], t: number): number {
-  return lowerIndex(ts, t + 1e-9) - 1;
+/**
+ * Index of the last timestamp ≤ t, or -1. (It was `lowerIndex(ts, t + 1e-9) - 1`, which at epoch-second
+ * timestamps is the last one < t: 1.4e9 + 1e-9 rounds to 1.4e9. Every forecast was then made from a history
+ * one sample short of its cut, so its first sample fell outside the window it was scored on.)
+ */
+export function atOrBefore(ts: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((ts[mid] as number) <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
 }
 
 /** Cut points (sample timestamps): every stride back from the last one leaving `longest` seconds of data. */

@@ -1,6 +1,6 @@
 // The rolling-origin evaluation's pure parts (bench/rolling-origin.ts) on tiny series worked out by hand.
 import { expect } from 'chai';
-import { baselineMax, cutPoints, forecastMax, maxIn } from '../../../../bench/rolling-origin.ts';
+import { atOrBefore, baselineMax, cutPoints, forecastMax, maxIn } from '../../../../bench/rolling-origin.ts';
 
 const DAY = 86_400;
 
@@ -32,6 +32,19 @@ describe('rolling-origin evaluation', () => {
     // Day 0 has no yesterday.
     expect(baselineMax(s, 3600, 3600)['same window yesterday']).to.equal(undefined);
     expect(baselineMax(s, 3600, 3600)['max(last hour, yesterday)']).to.equal(undefined);
+  });
+  it('at epoch-second timestamps a cut keeps its own sample (t + 1e-9 rounds to t there)', () => {
+    const base = 1_422_568_800; // nyc_taxi's first cut: 2015-01-29T22:00Z
+    const ts = [base - 1800, base, base + 1800];
+    expect(atOrBefore(ts, base)).to.equal(1);
+    expect(atOrBefore(ts, base - 1)).to.equal(0);
+    expect(atOrBefore(ts, base - 1800 - 1)).to.equal(-1);
+    expect(atOrBefore(ts, base + 10 * 1800)).to.equal(2);
+    const epoch = { timestamps: timestamps.map((t) => t + base), values };
+    const last = (epoch.timestamps[epoch.timestamps.length - 1] as number);
+    expect(cutPoints(epoch, { spanSeconds: 3 * 3600, strideSeconds: 3600, longestWindowSeconds: 7200 })).to.deep.equal([last - 4 * 3600, last - 3 * 3600, last - 7200]);
+    // The spike at day 1 10:20 is the last value at that cut, not the sample before it.
+    expect(baselineMax(epoch, base + DAY + 10 * 3600 + 1200, 3600)['last value']).to.equal(50);
   });
   it('forecast max over (cut, cut + w]', () => {
     const f = [100, 160, 220, 280].map((timestamp, i) => ({ timestamp, value: [5, 7, 3, 9][i] as number }));
