@@ -3,9 +3,13 @@
 // testing (one process runs many mutants) a cached answer would otherwise hide a mutant from every later
 // test. The caches only hold what the functions would compute again, so this changes no result.
 import { clearCronCaches } from '../../src/cron/cron-window.ts';
+import { clearCraneFftPlans } from '../../src/prediction/dsp/crane-fft.ts';
+import { clearDftPlans } from '../../src/prediction/dsp/dft.ts';
 
 export const mochaHooks = {
   beforeEach(): void {
     clearCronCaches();
+    clearCraneFftPlans();
+    clearDftPlans();
   },
 };

@@ -104,6 +104,16 @@ interface BluesteinPlan {
 
 const bluesteinCache = new Map<number, BluesteinPlan>();
 
+/**
+ * Empties the twiddle and chirp plans. They only hold what the transforms would compute again; tests call
+ * this before each test (test/helpers/fresh-caches.ts) so a plan built by an earlier test cannot hide a
+ * mutant in the plan-building code from a later one.
+ */
+export function clearCraneFftPlans(): void {
+  twiddleCache.clear();
+  bluesteinCache.clear();
+}
+
 function bluesteinPlan(n: number): BluesteinPlan {
   let plan = bluesteinCache.get(n);
   if (plan) return plan;

@@ -127,6 +127,13 @@ export function realDft(x: ArrayLike<number>): Float64Array {
 
 const untangleCache = new Map<number, Float64Array>();
 
+/** Empties the cached plans (fft.js, chirp, untangle twiddles); they only hold what would be computed again (see clearCraneFftPlans). */
+export function clearDftPlans(): void {
+  pow2Plans.clear();
+  chirpPlans.clear();
+  untangleCache.clear();
+}
+
 /** e^{-2 pi i k / n} for k < n/2, interleaved. */
 function untangleTwiddles(n: number): Float64Array {
   let t = untangleCache.get(n);
