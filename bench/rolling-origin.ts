@@ -61,7 +61,7 @@ export function maxIn(s: Series, from: number, to: number): number | undefined {
 }
 
 /** First index with timestamp ≥ t. */
-function lowerIndex(ts: readonly number[], t: number): number {
+export function lowerIndex(ts: readonly number[], t: number): number {
   let lo = 0;
   let hi = ts.length;
   while (lo < hi) {

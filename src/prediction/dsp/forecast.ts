@@ -17,7 +17,7 @@ import {
 import { preprocess, type TimeSeries } from './preprocess.ts';
 import { DEFAULT_SHORT_HORIZON, recentQuantileLevel, type ShortHorizonConfig } from './short-horizon.ts';
 import { truncateToPeriods, type Signal } from './signal.ts';
-import { calibrateWindowMax, type CalibrationConfig, type CalibrationSummary } from './window-calibration.ts';
+import { calibrateWindowMax, type CalibrationConfig, type CalibrationInput, type CalibrationSummary } from './window-calibration.ts';
 
 export type EstimatorMode = 'crane' | 'auto';
 
@@ -200,11 +200,12 @@ function fitDsp(history: TimeSeries, config: DspForecastConfig, seed: number): D
 /** Backtest periods the calibration refits the chosen model on (the last week of a daily period). */
 const CALIBRATION_FOLDS = 7;
 
-function finishAuto(fit: AutoFit, config: DspForecastConfig, calibration: CalibrationConfig | null): DspForecast {
-  const interval = config.intervalSeconds;
-  if (!calibration) {
-    return fit.kind === 'flat' ? shortHorizon(fit.values, fit.first, config, fit.period, fit.reason, fit.backtest) : fit.result;
-  }
+/** The models the calibration weighs (periodic fits only), built once per fit however many windows are calibrated. */
+const calibrationModels = new WeakMap<AutoFit, CalibrationInput['models']>();
+
+function modelsOf(fit: AutoFit): CalibrationInput['models'] {
+  const known = calibrationModels.get(fit);
+  if (known) return known;
   const models: { name: string; backtest: Float64Array; onePeriod: Float64Array }[] = [];
   if (fit.kind === 'periodic') {
     const per = fit.onePeriod.length;
@@ -224,11 +225,43 @@ function finishAuto(fit: AutoFit, config: DspForecastConfig, calibration: Calibr
       onePeriod: estimateOnePeriod(fit.selection.craneSpec, fit.whole, fit.period),
     });
   }
+  calibrationModels.set(fit, models);
+  return models;
+}
+
+function calibrationInput(fit: AutoFit, config: DspForecastConfig, calibration: CalibrationConfig): CalibrationInput {
+  const interval = config.intervalSeconds;
   // Periodic: Crane's horizon (or the asked one); without a period, the asked horizon or two windows.
   const horizonSeconds =
     config.horizonSeconds ?? (fit.kind === 'periodic' ? fit.result.samples.length * interval : 2 * calibration.windowSeconds);
   const horizon = Math.floor(horizonSeconds / interval);
-  const calibrated = calibrateWindowMax({ values: fit.values, intervalSeconds: interval, periodSeconds: fit.kind === 'periodic' ? fit.period : null, horizon, models }, calibration);
+  return { values: fit.values, intervalSeconds: interval, periodSeconds: fit.kind === 'periodic' ? fit.period : null, horizon, models: modelsOf(fit) };
+}
+
+/**
+ * What calibrateWindowMax is given for each of `calibrations` on one auto fit, the timestamp of the
+ * forecast's first sample and the uncalibrated forecast: bench/calibration-replay.ts records these once and replays variants of the
+ * calibration on them without refitting.
+ */
+export function dspCalibrationInputs(
+  history: TimeSeries,
+  config: DspForecastConfig,
+  seed: number,
+  calibrations: readonly CalibrationConfig[],
+): { first: number; inputs: CalibrationInput[]; uncalibrated: DspForecast } {
+  if (config.estimators !== 'auto') throw new RangeError('calibration is an auto-mode feature');
+  const fit = fitDsp(history, config, seed);
+  if (!('kind' in fit)) throw new Error('an auto fit always yields a flat or periodic fit');
+  // The uncalibrated forecast is what is served when the calibration has too little history (null).
+  return { first: fit.first, inputs: calibrations.map((c) => calibrationInput(fit, config, c)), uncalibrated: finishAuto(fit, config, null) };
+}
+
+function finishAuto(fit: AutoFit, config: DspForecastConfig, calibration: CalibrationConfig | null): DspForecast {
+  const interval = config.intervalSeconds;
+  if (!calibration) {
+    return fit.kind === 'flat' ? shortHorizon(fit.values, fit.first, config, fit.period, fit.reason, fit.backtest) : fit.result;
+  }
+  const calibrated = calibrateWindowMax(calibrationInput(fit, config, calibration), calibration);
   const base = fit.kind === 'flat' ? shortHorizon(fit.values, fit.first, config, fit.period, fit.reason, fit.backtest) : fit.result;
   if (!calibrated) {
     return { ...base, reason: `${base.reason ? `${base.reason}; ` : ''}too little history to calibrate the window maximum: uncalibrated` };

@@ -1,0 +1,72 @@
+// bench/calibration-replay.ts: recorded calibration inputs replayed through calibrateWindowMax give exactly the
+// pairs the rolling-origin evaluation (bench/rolling-origin.ts rollingPairs) computes by refitting every cut,
+// so a variant of the calibration can be judged on the replay alone.
+import { expect } from 'chai';
+import { recordTrace, replayTrace, RIVALS } from '../../../../bench/calibration-replay.ts';
+import { rollingPairs, type RollingOptions } from '../../../../bench/rolling-origin.ts';
+import { calibrateWindowMax } from '../../../../src/prediction/dsp/window-calibration.ts';
+
+const DAY = 86_400;
+const STEP = 300;
+// Eight days at 5 minutes from an epoch-scale start (where the cut lookup once went wrong): a daily wave, a
+// level that steps up on day 6, and deterministic jitter.
+const start = 1_700_000_000;
+const timestamps = Array.from({ length: (8 * DAY) / STEP }, (_, i) => start + i * STEP);
+const values = timestamps.map((t, i) => {
+  const day = (t - start) / DAY;
+  return 10 + 4 * Math.sin((2 * Math.PI * (t % DAY)) / DAY) + (day >= 6 ? 3 : 0) + ((i * 7919) % 11) / 10;
+});
+const series = { timestamps, values };
+const options: RollingOptions = {
+  windowsSeconds: [1800, 3600],
+  spanSeconds: 6 * 3600,
+  strideSeconds: 3600,
+  historySeconds: 15 * DAY,
+  intervalSeconds: STEP,
+  seed: 1,
+  coverage: 0.9,
+};
+
+describe('calibration replay (bench/calibration-replay.ts)', function () {
+  this.timeout(60_000);
+  let recorded: ReturnType<typeof recordTrace> = [];
+  let official: ReturnType<typeof rollingPairs>;
+  before(() => {
+    recorded = recordTrace(series, options);
+    official = rollingPairs(series, options);
+  });
+
+  it('replays the shipped calibration to exactly the rolling-origin pairs of auto and every rival', () => {
+    expect(recorded.length).to.equal(official.cuts).and.to.be.greaterThan(4);
+    // The periodic path: the model and Crane's shape are among the recorded inputs.
+    expect(recorded.every((c) => c.windows.every((w) => (w.input.models ?? []).map((m) => m.name).join() === 'model,crane shape'))).to.equal(true);
+    const replayed = replayTrace(recorded);
+    for (const w of options.windowsSeconds) {
+      const got = replayed[w] as NonNullable<(typeof replayed)[number]>;
+      const want = official.pairs[w] as NonNullable<(typeof official.pairs)[number]>;
+      expect(got.auto).to.deep.equal(want.auto);
+      expect(got.auto.length).to.be.greaterThan(4);
+      for (const r of RIVALS) expect(got[r], r).to.deep.equal(want[r]);
+    }
+  });
+
+  it('a calibration that declines (null) serves the uncalibrated forecast: the evaluation\'s "auto (before)"', () => {
+    const replayed = replayTrace(recorded, () => null);
+    for (const w of options.windowsSeconds) expect(replayed[w]?.auto).to.deep.equal(official.pairs[w]?.['auto (before)']);
+  });
+
+  it('uses the variant it is given: doubling the calibrated forecast doubles every auto window maximum', () => {
+    const doubled = replayTrace(recorded, (input, config) => {
+      const r = calibrateWindowMax(input, config);
+      return r && { ...r, values: r.values.map((v) => 2 * v) };
+    });
+    const plain = replayTrace(recorded);
+    for (const w of options.windowsSeconds) {
+      const a = doubled[w]?.auto ?? [];
+      const b = plain[w]?.auto ?? [];
+      expect(a.length).to.equal(b.length);
+      a.forEach((p, i) => expect(p.forecastMax).to.equal(2 * (b[i]?.forecastMax as number)));
+      expect(doubled[w]?.crane).to.deep.equal(plain[w]?.crane);
+    }
+  });
+});
