@@ -82,6 +82,15 @@ describe('prediction/dsp crane-fft (go-dsp rounding)', () => {
       expect(maxAbs(back.re, x.re)).to.be.below(1e-9 * n);
     });
   }
+  it('N=4 is exact: go-dsp\'s size-4 twiddles are the table 1, −i, −1, i, so [1, 2, 3, 4] → [10, −2+2i, −2, −2−2i]', () => {
+    // By hand: X[k] = Σ x[n] (−i)^(kn). Computed twiddles (cos(−π/2) = 6e-17) would leave rounding residue.
+    const X = craneFft(Float64Array.from([1, 2, 3, 4]), new Float64Array(4));
+    expect(Array.from(X.re)).to.deep.equal([10, -2, -2, -2]);
+    expect(Array.from(X.im)).to.deep.equal([0, 2, 0, -2]);
+    // The inverse (indices 1..N-1 reversed, the same transform, ÷ 4) gives the input back exactly.
+    const back = craneIfft(X.re, X.im);
+    expect(Array.from(back.re)).to.deep.equal([1, 2, 3, 4]);
+  });
   it('does not modify its input', () => {
     const x = Float64Array.from([1, 2, 3, 4, 5]);
     craneFftReal(x);
