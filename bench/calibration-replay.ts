@@ -20,10 +20,8 @@ import { dspCalibrationInputs, dspForecast, type ForecastSample } from '../src/p
 import { calibrateWindowMax, type CalibrationInput } from '../src/prediction/dsp/window-calibration.ts';
 import { scoreWindows, type WindowPair } from '../src/prediction/dsp/window-coverage.ts';
 import { allTraces } from './eval-rolling.ts';
-import { atOrBefore, baselineMax, cutPoints, DEFAULT_ROLLING, forecastMax, lowerIndex, maxIn, type RollingOptions, type Series } from './rolling-origin.ts';
+import { baselineMax, cutInput, cutPoints, DEFAULT_ROLLING, forecastMax, maxIn, type RollingOptions, type Series } from './rolling-origin.ts';
 import { loadTrace } from './traces.ts';
-
-const HOUR = 3600;
 
 /** The rivals auto is compared with in the evaluation's "least slack" count. */
 export const RIVALS = ['crane', 'last value', 'max last hour', 'same window yesterday', 'max(last hour, yesterday)'] as const;
@@ -52,11 +50,7 @@ export function recordTrace(s: Series, o: RollingOptions): RecordedCut[] {
   const longest = Math.max(...o.windowsSeconds);
   const out: RecordedCut[] = [];
   for (const cut of cutPoints(s, { spanSeconds: o.spanSeconds, strideSeconds: o.strideSeconds, longestWindowSeconds: longest })) {
-    // The same history as rollingPairs: samples in [cut − history − 1h, cut].
-    const end = atOrBefore(s.timestamps, cut);
-    const from = lowerIndex(s.timestamps, cut - o.historySeconds - HOUR);
-    const history = { timestamps: s.timestamps.slice(from, end + 1), values: s.values.slice(from, end + 1) };
-    const base = { intervalSeconds: o.intervalSeconds, historySeconds: o.historySeconds, horizonSeconds: longest, nowSeconds: cut };
+    const { history, base } = cutInput(s, cut, o);
     const crane = dspForecast(history, { ...base, estimators: 'crane' }, o.seed);
     const rec = dspCalibrationInputs(history, { ...base, estimators: 'auto' }, o.seed, o.windowsSeconds.map((w) => ({ target: o.coverage, windowSeconds: w })));
     const lastValue = history.values[history.values.length - 1] as number;

@@ -61,7 +61,7 @@ export function maxIn(s: Series, from: number, to: number): number | undefined {
 }
 
 /** First index with timestamp ≥ t. */
-export function lowerIndex(ts: readonly number[], t: number): number {
+function lowerIndex(ts: readonly number[], t: number): number {
   let lo = 0;
   let hi = ts.length;
   while (lo < hi) {
@@ -135,6 +135,19 @@ export interface TracePairs {
   cuts: number;
 }
 
+/**
+ * What every method forecasts from at `cut`: the samples in [cut − history − 1 h, cut] and the forecast
+ * settings (horizon: the longest window). Shared with bench/calibration-replay.ts, so both fit the same thing.
+ */
+export function cutInput(s: Series, cut: number, o: RollingOptions): { history: Series; base: { intervalSeconds: number; historySeconds: number; horizonSeconds: number; nowSeconds: number } } {
+  const end = atOrBefore(s.timestamps, cut);
+  const from = lowerIndex(s.timestamps, cut - o.historySeconds - HOUR);
+  return {
+    history: { timestamps: s.timestamps.slice(from, end + 1), values: s.values.slice(from, end + 1) },
+    base: { intervalSeconds: o.intervalSeconds, historySeconds: o.historySeconds, horizonSeconds: Math.max(...o.windowsSeconds), nowSeconds: cut },
+  };
+}
+
 export function rollingPairs(s: Series, o: RollingOptions): TracePairs {
   const longest = Math.max(...o.windowsSeconds);
   const cuts = cutPoints(s, { spanSeconds: o.spanSeconds, strideSeconds: o.strideSeconds, longestWindowSeconds: longest });
@@ -146,10 +159,7 @@ export function rollingPairs(s: Series, o: RollingOptions): TracePairs {
   }
   let craneEmpty = 0;
   for (const cut of cuts) {
-    const end = atOrBefore(s.timestamps, cut);
-    const from = lowerIndex(s.timestamps, cut - o.historySeconds - HOUR);
-    const history = { timestamps: s.timestamps.slice(from, end + 1), values: s.values.slice(from, end + 1) };
-    const base = { intervalSeconds: o.intervalSeconds, historySeconds: o.historySeconds, horizonSeconds: longest, nowSeconds: cut };
+    const { history, base } = cutInput(s, cut, o);
     const crane = dspForecast(history, { ...base, estimators: 'crane' }, o.seed);
     if (crane.samples.length === 0) craneEmpty++;
     const autos = dspForecastCalibrations(history, { ...base, estimators: 'auto' }, o.seed, [
