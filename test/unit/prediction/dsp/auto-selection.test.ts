@@ -98,6 +98,13 @@ describe('prediction/dsp auto selection, rule by rule', () => {
     const sel = selectAutoEstimator(periodic, 6, PER, naiveOnly({ minImprovement: craneUnder }));
     expect(sel.name).to.equal(sel.crane.estimator);
     expect(sel.estimator).to.deep.equal(sel.craneSpec);
+    // Crane's shape smoothed is another shape too: it does not replace the unsmoothed baseline by being in budget.
+    // (A budget wide enough for the smoothed shape; a minImprovement nothing can beat.)
+    const smoothed = selectAutoEstimator(periodic, 6, PER, naiveOnly({ overProvisionBudget: 200, minImprovement: 1000, smoothingHalfWidths: [0, 5] }));
+    expect(smoothed.candidates[1]?.smoothingHalfWidth).to.equal(5);
+    expect(smoothed.candidates[1]?.over).to.be.at.most(smoothed.crane.over + 200);
+    expect(smoothed.name).to.equal(smoothed.crane.estimator);
+    expect(smoothed.smoothingHalfWidth).to.equal(0);
     // Crane's shape still gets the margin that spends the budget.
     expect(sel.over).to.be.at.most(sel.crane.over + 3);
     expect(sel.margin).to.be.above(0);
@@ -113,6 +120,16 @@ describe('prediction/dsp auto selection, rule by rule', () => {
     expect(sel.over).to.equal(sel.crane.over);
     // Both were scored at margin 0 (over budget at any margin), and neither was taken.
     for (const c of sel.candidates) expect(c.margin).to.equal(0);
+  });
+
+  it('backtest scores are the mean over the folds', () => {
+    // Each period is the one before plus 1: the seasonal naive misses every point of every fold by 1 (100 %
+    // under, nothing over) whatever the number of folds, and a budget below zero leaves it at margin 0.
+    const rising = at1Hz(Array.from({ length: 6 }, (_, k) => PERIOD.map((v) => v + k)).flat());
+    for (const folds of [1, 3]) {
+      const sel = selectAutoEstimator(rising, 6, PER, naiveOnly({ folds, overProvisionBudget: -1e9 }));
+      expect(sel.candidates[1], `${folds} folds`).to.deep.equal({ estimator: 'seasonal naive (last period)', smoothingHalfWidth: 0, margin: 0, under: 100, over: 0 });
+    }
   });
 
   it('smoothing widths multiply the candidates; a smoothed exact shape over-provisions and loses', () => {

@@ -63,6 +63,15 @@ describe('prediction/dsp seasonal estimators, value by value', () => {
     expect(Array.from(f)).to.deep.equal([53741 / 16384, 167007 / 32768]);
   });
 
+  it('Holt-Winters: the phase of a sample counts from the first whole period, not from the series start', () => {
+    // Period 3 after one leading sample (7, dropped): a phase taken from the series start would be off by one.
+    // The recurrence in exact fractions gives 177659/36864, 8791/1024 and 40277/6144 (thirds are not exact
+    // in binary, hence the tolerance).
+    const f = seasonalEstimate({ kind: 'holtWinters', ...HALF, phi: 1 }, at1Hz([7, 1, 4, 2, 2, 6, 3, 3, 7, 5]), 3);
+    const expected = [177659 / 36864, 8791 / 1024, 40277 / 6144];
+    f.forEach((v, i) => expect(v).to.be.closeTo(expected[i] as number, 1e-12));
+  });
+
   it('Holt-Winters on exactly two periods takes its trend from them', () => {
     // ℓ₀ = 2, b₀ = (3 − 2)/2 = 1/2, s = [−1, 1]; after 2, 4: ℓ = 51/16, b = 17/32, s = [−7/8, 29/32].
     const f = seasonalEstimate({ kind: 'holtWinters', ...HALF, phi: 1 }, at1Hz([1, 3, 2, 4]), 2);
