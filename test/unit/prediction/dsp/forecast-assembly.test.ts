@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { DEFAULT_AUTO_CONFIG as DEFAULT_AUTO } from '../../../../src/prediction/dsp/auto-selection.ts';
 import { DEFAULT_CRANE_ESTIMATORS, craneEstimatorName } from '../../../../src/prediction/dsp/crane-estimators.ts';
-import { dspCalibrationInputs, dspForecast, type DspForecastConfig } from '../../../../src/prediction/dsp/forecast.ts';
+import { dspCalibrationInputs, dspForecast, dspForecastCalibrations, type DspForecastConfig } from '../../../../src/prediction/dsp/forecast.ts';
 import { SeededRandom } from '../../../../src/prediction/dsp/seeded-random.ts';
 
 const DAY = 86_400;
@@ -67,6 +67,44 @@ describe('dsp forecast assembly: history window, horizon, names and reasons', fu
     expect(g.reason).to.equal('no daily or weekly period in the history');
   });
 
+  it('the history window to the sample: its first sample is the one exactly at now − history − 1 h', () => {
+    // now truncated = T0 + 3 days; history 23 h: the window starts at T0 + 2 days, and with the fourth day
+    // exactly 2 × 1440 samples remain, two whole periods. One minute less history and one sample is missing.
+    const now = T0 + 3 * DAY + 30;
+    const exact = dspForecast(hist, { ...base, historySeconds: DAY - 3600, nowSeconds: now }, 1);
+    expect(exact.periodSeconds).to.equal(DAY);
+    expect((exact.backtest as { periods: number }).periods).to.equal(2);
+    const short = dspForecast(hist, { ...base, historySeconds: DAY - 3660, nowSeconds: now }, 1);
+    expect(short.periodSeconds).to.equal(null);
+  });
+
+  it("crane mode: no estimator to score is a reason, not a forecast; each estimator's error says its kind", () => {
+    const none = dspForecast(hist, { ...base, craneEstimators: [] }, 1);
+    expect(none.samples).to.deep.equal([]);
+    expect(none.reason).to.equal('no estimator could be scored');
+    const f = dspForecast(hist, base, 1);
+    const errors = (f.backtest as { errors: { error: number | null; kind: string | null }[] }).errors;
+    for (const e of errors) if (e.error !== null) expect(e.kind).to.equal('mape');
+    expect(errors.filter((e) => e.error !== null).length).to.be.above(0);
+  });
+
+  it("crane mode ignores the period check; auto mode says why it rejected Crane's period", () => {
+    const strict = { binSeconds: 3600, minSkill: 1.01 };
+    const c = dspForecast(hist, { ...base, periodConfirmation: strict }, 1);
+    expect(c.periodSeconds).to.equal(DAY);
+    const a = dspForecast(hist, { ...base, estimators: 'auto', horizonSeconds: 3600, periodConfirmation: strict }, 1);
+    expect(a.periodSeconds).to.equal(null);
+    expect(a.reason).to.match(
+      /^no daily or weekly period in the history: Crane's detector found 24h, but it predicts the held-back periods no better than a flat forecast \(skill 0\.\d{3} < 1\.01\): flat short-horizon forecast \(at most 2h\)$/,
+    );
+  });
+
+  it('calibration asked of crane mode is refused', () => {
+    const cal = [{ target: 0.9, windowSeconds: 3600 }];
+    expect(() => dspForecastCalibrations(hist, base, 1, cal)).to.throw(RangeError, 'calibration is an auto-mode feature');
+    expect(() => dspCalibrationInputs(hist, base, 1, cal)).to.throw(RangeError, 'calibration is an auto-mode feature');
+  });
+
   it('auto mode: the estimator name carries smoothing and margin, the backtest says what was compared', () => {
     const f = dspForecast(hist, { ...base, estimators: 'auto', horizonSeconds: 7200 }, 1);
     expect(f.samples).to.have.length(120);
@@ -95,6 +133,17 @@ describe('dsp forecast assembly: history window, horizon, names and reasons', fu
     expect((wider.backtest as { method: string }).method).to.equal("fewest under-predicted points on the last period within Crane's over-provisioning + 7 points");
   });
 
+  it("auto mode's name: smoothing and margin only when chosen, from the configured candidates", () => {
+    const auto = (o: Partial<typeof DEFAULT_AUTO>) => dspForecast(hist, { ...base, estimators: 'auto', horizonSeconds: 120, auto: { ...DEFAULT_AUTO, ...o } }, 1);
+    // Any in-budget candidate beats the one before it: the last, the seasonal naive smoothed ±5, wins.
+    const smoothed = auto({ estimators: [{ kind: 'seasonalNaive' }], smoothingHalfWidths: [5], minImprovement: -1000, overProvisionBudget: 1000 });
+    expect(smoothed.estimator).to.match(/^seasonal naive \(last period\) \+ moving max ±5 \+ margin \d+(\.\d+)?$/);
+    // Nothing fits a negative budget: Crane's choice as it is, no smoothing, no margin.
+    const plain = auto({ estimators: [{ kind: 'seasonalNaive' }], smoothingHalfWidths: [0], overProvisionBudget: -1e9 });
+    expect(plain.estimator).to.equal((plain.backtest as { crane: { estimator: string } }).crane.estimator);
+    expect((plain.backtest as { margin: number }).margin).to.equal(0);
+  });
+
   it("a calibrated periodic forecast: Crane's horizon, the method's name with the model's, the multiplier and the rule", () => {
     const plain = dspForecast(hist, { ...base, estimators: 'auto' }, 1);
     const f = dspForecast(hist, { ...base, estimators: 'auto', calibration: { target: 0.9, windowSeconds: 3630 } }, 1);
@@ -104,6 +153,8 @@ describe('dsp forecast assembly: history window, horizon, names and reasons', fu
     expect(f.samples).to.have.length(4 * 1440);
     expect(plain.samples).to.have.length(4 * 1440);
     expect(f.samples[0]?.timestamp).to.equal(last + 60);
+    expect(f.samples[1]?.timestamp).to.equal(last + 120);
+    expect(f.samples[4 * 1440 - 1]?.timestamp).to.equal(last + 4 * 1440 * 60);
     const method = (c?.method ?? '').replace(/\bmodel\b/, plain.estimator ?? '').replace('crane shape', (plain.backtest as { crane: { estimator: string } }).crane.estimator);
     expect(f.estimator).to.equal(`${method} × ${Number(c?.multiplier.toPrecision(4))}`);
     // 3630 s is 60.5 samples, rounded to 61: the rule names the window the maximum is really taken over.
@@ -143,6 +194,8 @@ describe('dsp forecast assembly: history window, horizon, names and reasons', fu
     const flat = dspForecast(h, { ...base, estimators: 'auto', horizonSeconds: 86_400 }, 1);
     expect(flat.estimator).to.equal('flat P99 of the last 1h');
     expect(flat.samples).to.have.length(120);
+    const lastNoise = h.timestamps[h.timestamps.length - 1] as number;
+    expect(flat.samples.map((x) => x.timestamp)).to.deep.equal(Array.from({ length: 120 }, (_, i) => lastNoise + 60 * (i + 1)));
     expect(flat.reason).to.match(/^no daily or weekly period in the history.*: flat short-horizon forecast \(at most 2h\)$/);
     const custom = dspForecast(h, { ...base, estimators: 'auto', horizonSeconds: 1800, shortHorizon: { lookbackSeconds: 7200, quantile: 0.5, maxHorizonSeconds: 3600 } }, 1);
     expect(custom.estimator).to.equal('flat P50 of the last 2h');
@@ -154,6 +207,14 @@ describe('dsp forecast assembly: history window, horizon, names and reasons', fu
     const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
     expect(cal.reason?.endsWith(`: ${c?.method} × ${Number(c?.multiplier.toPrecision(4))} (backtest coverage ${pct(c?.backtestCoverage ?? NaN)}, slack ${pct(c?.backtestSlack ?? NaN)})`), cal.reason).to.equal(true);
     expect(cal.reason?.startsWith('no daily or weekly period in the history')).to.equal(true);
+  });
+
+  it('a periodic forecast with too little backtest for its window: uncalibrated, and the reason is that alone', () => {
+    // Two days and a one-day window: the model's backtest (day 2 forecast from day 1) holds one window.
+    const f = dspForecast(daily(2), { ...base, estimators: 'auto', calibration: { target: 0.9, windowSeconds: DAY } }, 1);
+    expect(f.periodSeconds).to.equal(DAY);
+    expect(f.calibration).to.equal(undefined);
+    expect(f.reason).to.equal('too little history to calibrate the window maximum: uncalibrated');
   });
 
   it('too little history to calibrate: the uncalibrated forecast, and the reason says so', () => {
