@@ -199,6 +199,76 @@ describe('window-maximum calibration rules against a naive computation', functio
     expect(multipliers[2]).to.be.above(multipliers[1] as number);
   });
 
+  it("the blend: its score is its weights' mix of the ingredients' maxima, and no weights on the grid do better", () => {
+    const cfg = { target: 0.9, windowSeconds: 3600 };
+    const c = calibrateWindowMax(input, cfg);
+    const s = c?.summary;
+    const n = x.length;
+    // The ingredients here: the last hour's and quarter hour's maxima, yesterday's window (per cut, and over the
+    // first and second hour after the last sample).
+    const ingredients: Record<string, { at: (cut: number, w: number) => number; block: (b: number) => number }> = {
+      'recent max': { at: (cut) => maxOf(x, cut - 59, cut), block: () => maxOf(x, n - 60, n - 1) },
+      'recent max (quarter)': { at: (cut) => maxOf(x, cut - 14, cut), block: () => maxOf(x, n - 15, n - 1) },
+      'same window 1 day ago': { at: (cut, w) => maxOf(x, cut - 1439, cut - 1440 + w), block: (b) => maxOf(x, n - 1440 + 60 * b, n - 1440 + 60 * b + 59) },
+    };
+    const blend = /^blend\((.*)\)$/.exec(s?.method ?? '');
+    expect(blend, s?.method).to.not.equal(null);
+    const parts = (blend?.[1] ?? '').split(', ').map((part) => {
+      const [, wt, name] = /^([0-9.]+) (.*)$/.exec(part) ?? [];
+      expect(ingredients, part).to.have.property(name as string);
+      expect(Number(wt), part).to.be.above(0);
+      return { wt: Number(wt), ing: ingredients[name as string] as (typeof ingredients)[string] };
+    });
+    expect(parts.length).to.be.at.least(2);
+    expect(parts.reduce((a, p) => a + p.wt, 0)).to.be.closeTo(1, 1e-9);
+    const naive = naiveCandidate(x, cfg, START, (cut, w) => parts.reduce((a, p) => a + p.wt * p.ing.at(cut, w), 0));
+    expectCandidate(candidate(s, s?.method ?? ''), naive);
+    // Served: over each hour of the horizon, the weighted sum of the ingredients' maxima over that hour.
+    for (const b of [0, 1]) {
+      const v = naive.multiplier * parts.reduce((a, p) => a + p.wt * p.ing.block(b), 0);
+      for (let h = 60 * b; h < 60 * b + 60; h++) expect(c?.values[h], `h ${h}`).to.be.closeTo(v, 1e-9);
+    }
+    // Every weight vector in tenths over the three ingredients, scored the naive way: none beats the blend by
+    // more than rounding.
+    const list = Object.values(ingredients);
+    for (let a = 0; a <= 10; a++) {
+      for (let b = 0; a + b <= 10; b++) {
+        const wts = [a / 10, b / 10, (10 - a - b) / 10];
+        const other = naiveCandidate(x, cfg, START, (cut, w) => wts.reduce((acc, wt, i) => acc + wt * (list[i] as (typeof list)[number]).at(cut, w), 0));
+        expect(other.slack, wts.join(' ')).to.be.at.least(naive.slack - 1e-6);
+      }
+    }
+  });
+
+  it('a constant load: every mix ties, and the plain last-hour maximum is kept, not a blend', () => {
+    const flat = calibrateWindowMax({ values: new Float64Array(3 * 1440).fill(4), intervalSeconds: 60, periodSeconds: null, horizon: 60 }, { target: 0.9, windowSeconds: 3600 });
+    expect(flat?.summary.method).to.equal('recent max');
+    expect(flat?.summary.candidates.map((x) => x.method)).to.deep.equal(['recent max', 'same window 1 day ago', 'max(same window 1 day ago, recent max)']);
+  });
+
+  it('a candidate no multiplier can make cover (a forecast of zero under load) is left out', () => {
+    // Day 0 idle, then load: yesterday's window forecasts 0 for a day of windows with load.
+    const y = walk(3 * 1440, 6);
+    y.fill(0, 0, 1440);
+    const c = calibrateWindowMax({ values: y, intervalSeconds: 60, periodSeconds: null, horizon: 60 }, { target: 0.9, windowSeconds: 3600 });
+    const methods = c?.summary.candidates.map((m) => m.method) ?? [];
+    expect(methods).to.include('recent max');
+    expect(methods).to.not.include('same window 1 day ago');
+    for (const m of c?.summary.candidates ?? []) expect(Number.isFinite(m.multiplier), m.method).to.equal(true);
+  });
+
+  it('guard off means off: a spike in the very last window does not raise the margin', () => {
+    const y = walk(3 * 1440, 5);
+    y.fill(200, y.length - 30);
+    const cfg = { target: 0.9, windowSeconds: 3600, guardSeconds: 0 };
+    const c = calibrateWindowMax({ values: y, intervalSeconds: 60, periodSeconds: null, horizon: 60 }, cfg);
+    const naive = naiveCandidate(y, cfg, START, recentMax(y, 60));
+    expectCandidate(candidate(c?.summary, 'recent max'), naive);
+    // The premise: with a guard over that last window alone, the margin would be the spike's ratio.
+    const lastRatio = 200 / maxOf(y, y.length - 120, y.length - 61);
+    expect(naive.multiplier).to.be.below(lastRatio);
+  });
+
   it('a candidate needs 20 backtest windows: 19 is too few (null), 20 is enough', () => {
     // One hour windows, stride 15, the last hour's maximum from cut 59: n = 405 gives cuts 344, 329, ..., 59.
     const enough = calibrateWindowMax({ values: walk(405, 2), intervalSeconds: 60, periodSeconds: null, horizon: 60 }, { target: 0.9, windowSeconds: 3600 });
@@ -255,6 +325,8 @@ describe('window-maximum calibration rules against a naive computation', functio
       naiveCandidate(y, cfg, 10_079, (cut, w) => Math.max(lastWeek(cut, w), recentMax(y, 60)(cut))),
     );
     expectCandidate(candidate(weekly?.summary, 'recent max'), naiveCandidate(y, cfg, 10_079, recentMax(y, 60)));
+    // Two days back feeds the blend only, whatever the period.
+    expect(weekly?.summary.candidates.map((x) => x.method)).to.not.include('same window 2 days ago');
     const daily = calibrateWindowMax({ values: y, intervalSeconds: 60, periodSeconds: DAY, horizon: 120 }, cfg);
     const methods = daily?.summary.candidates.map((x) => x.method) ?? [];
     expect(methods).to.not.include('same window 7 days ago');
@@ -263,8 +335,11 @@ describe('window-maximum calibration rules against a naive computation', functio
   });
 
   it('rejects a target or a level outside (0, 1)', () => {
-    for (const bad of [{ target: 0 }, { target: 1 }, { target: Number.NaN }, { target: 0.9, level: 1 }, { target: 0.9, level: 0 }]) {
-      expect(() => calibrateWindowMax(input, { windowSeconds: 3600, ...bad }), JSON.stringify(bad)).to.throw(RangeError);
+    for (const bad of [{ target: 0 }, { target: 1, level: 0.95 }, { target: Number.NaN }]) {
+      expect(() => calibrateWindowMax(input, { windowSeconds: 3600, ...bad }), JSON.stringify(bad)).to.throw(RangeError, 'coverage target must be in (0, 1)');
+    }
+    for (const bad of [{ target: 0.9, level: 1 }, { target: 0.9, level: 0 }]) {
+      expect(() => calibrateWindowMax(input, { windowSeconds: 3600, ...bad }), JSON.stringify(bad)).to.throw(RangeError, 'conformal level must be in (0, 1)');
     }
   });
 });

@@ -75,6 +75,50 @@ describe('window-maximum scores', () => {
     expect(Number.isNaN(r.coverage)).to.equal(true);
   });
 
+  it('edges: an infinite multiplier over a zero forecast, no load at all, a negative forecast, an empty sample', () => {
+    expect(slack([{ forecastMax: 0, actualMax: 1 }], Infinity)).to.equal(Infinity);
+    // No load anywhere: any spare capacity is infinitely much of nothing; none is none.
+    expect(slack([{ forecastMax: 1, actualMax: 0 }])).to.equal(Infinity);
+    expect(slack([{ forecastMax: 0, actualMax: 0 }])).to.equal(0);
+    expect(coverRatio({ forecastMax: -1, actualMax: 2 })).to.equal(Infinity);
+    expect(conformalMultiplier([], 0.9).exact).to.equal(false);
+  });
+
+  it('the multiplier for a coverage sorts the ratios first', () => {
+    // Ratios 2, 0.8, 1.2, 1 in this order: the 3rd smallest is 1.2, not the 3rd listed.
+    const shuffled = [pairs[3], pairs[0], pairs[2], pairs[1]] as typeof pairs;
+    expect(multiplierForCoverage(shuffled, 0.75)).to.equal(1.2);
+    expect(multiplierForCoverage(shuffled, 0.5)).to.equal(1);
+  });
+
+  it("realized coverage: the forecast's window is closed at its start, the actual one open; a forecast is in force only from when it was made", () => {
+    const actual = { timestamps: [0, 60, 120], values: [9, 5, 5] };
+    const o = { now: 120, windowSeconds: 120, strideSeconds: 120, lookbackSeconds: 120 };
+    // One window, t = 0: forecast samples in [0, 120], actual in (0, 120] (the 9 at t = 0 is before it).
+    expect(realizedCoverage([{ madeAt: 0, timestamps: [0, 60], values: [5, 1] }], actual, o)).to.deep.equal({ windows: 1, covered: 1, coverage: 1 });
+    expect(realizedCoverage([{ madeAt: 0, timestamps: [0, 60], values: [4.9, 1] }], actual, o).covered).to.equal(0);
+    // A forecast sample before t is not in the window.
+    expect(realizedCoverage([{ madeAt: -60, timestamps: [-60, 0, 60], values: [50, 1, 1] }], actual, o).covered).to.equal(0);
+    // A forecast made after t is not in force at t, even if it is the only one, nor when an older one is.
+    expect(realizedCoverage([{ madeAt: 60, timestamps: [0, 60], values: [50, 50] }], actual, o).windows).to.equal(0);
+    const r = realizedCoverage(
+      [
+        { madeAt: 0, timestamps: [0, 60], values: [1, 1] },
+        { madeAt: 60, timestamps: [0, 60], values: [50, 50] },
+      ],
+      actual,
+      o,
+    );
+    expect(r).to.deep.equal({ windows: 1, covered: 0, coverage: 0 });
+  });
+
+  it('realized coverage refuses a window or stride that is not positive', () => {
+    const a = { timestamps: [0], values: [1] };
+    for (const bad of [{ windowSeconds: 0, strideSeconds: 60 }, { windowSeconds: 60, strideSeconds: 0 }, { windowSeconds: Number.NaN, strideSeconds: 60 }]) {
+      expect(() => realizedCoverage([], a, { now: 120, ...bad }), JSON.stringify(bad)).to.throw(RangeError, 'window and stride must be positive');
+    }
+  });
+
   it('kthSmallest is the k-th value of a sorted copy, for every k, on random arrays with ties, infinities and NaN', () => {
     // Reference: Float64Array's own sort (numeric, NaN last). Deterministic LCG.
     let seed = 3;
