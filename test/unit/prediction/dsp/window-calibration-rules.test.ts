@@ -328,10 +328,17 @@ describe('window-maximum calibration rules against a naive computation', functio
     // Two days back feeds the blend only, whatever the period.
     expect(weekly?.summary.candidates.map((x) => x.method)).to.not.include('same window 2 days ago');
     const daily = calibrateWindowMax({ values: y, intervalSeconds: 60, periodSeconds: DAY, horizon: 120 }, cfg);
-    const methods = daily?.summary.candidates.map((x) => x.method) ?? [];
-    expect(methods).to.not.include('same window 7 days ago');
-    expect(methods).to.not.include('same window 2 days ago');
-    expect(methods).to.include('same window 1 day ago');
+    // The plain candidates, exactly, in order (the blend, last, is checked above): no 2- or 7-day window of its
+    // own and no maximum of one with the last hour's.
+    const plain = (c: typeof daily) => (c?.summary.candidates.map((x) => x.method) ?? []).filter((m) => !m.startsWith('blend('));
+    expect(plain(daily)).to.deep.equal(['recent max', 'same window 1 day ago', 'max(same window 1 day ago, recent max)']);
+    expect(plain(weekly)).to.deep.equal([
+      'recent max',
+      'same window 1 day ago',
+      'max(same window 1 day ago, recent max)',
+      'same window 7 days ago',
+      'max(same window 7 days ago, recent max)',
+    ]);
   });
 
   it('rejects a target or a level outside (0, 1)', () => {
