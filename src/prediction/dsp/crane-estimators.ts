@@ -98,8 +98,38 @@ export class SharedSpectrum {
   private spectrum: ComplexArray | undefined;
   private amplitudes: Float64Array | undefined;
   private sortedDesc: Float64Array | undefined;
+  /**
+   * The inverse transform of the spectrum with the bins below an amplitude and above a frequency zeroed, by
+   * those two numbers: Crane's eight default estimators differ only in their margin after it, so they need
+   * two inverse transforms, not eight (each a Bluestein transform of the whole history).
+   */
+  private readonly inverses = new Map<string, Float64Array>();
 
   constructor(readonly signal: Signal) {}
+
+  /**
+   * Crane's filter: zero every bin whose amplitude is below `minAmplitude` and whose frequency is above
+   * `highFrequencyThreshold` (Hz), then the real part of go-dsp's inverse transform. Computed once per pair.
+   */
+  filteredInverse(minAmplitude: number, highFrequencyThreshold: number): Float64Array {
+    const key = `${minAmplitude} ${highFrequencyThreshold}`;
+    const known = this.inverses.get(key);
+    if (known) return known;
+    const { X, amplitudes } = this.get();
+    const n = X.re.length;
+    const re = Float64Array.from(X.re);
+    const im = Float64Array.from(X.im);
+    for (let k = 0; k < n; k++) {
+      const frequency = (k * this.signal.sampleRate) / n;
+      if ((amplitudes[k] as number) < minAmplitude && frequency > highFrequencyThreshold) {
+        re[k] = 0;
+        im[k] = 0;
+      }
+    }
+    const x = craneIfft(re, im).re;
+    this.inverses.set(key, x);
+    return x;
+  }
 
   get(): { X: ComplexArray; amplitudes: Float64Array; sortedDesc: Float64Array } {
     if (!this.spectrum) {
@@ -120,7 +150,7 @@ export class SharedSpectrum {
 export function fftEstimate(shared: SharedSpectrum, periodSeconds: number, rawSpec: FftEstimatorSpec): Float64Array {
   const spec = withDefaults(rawSpec);
   const { signal } = shared;
-  const { X, amplitudes, sortedDesc: A } = shared.get();
+  const { X, sortedDesc: A } = shared.get();
   const n = X.re.length;
   let minAmplitude: number;
   if (A.length >= spec.maxNumOfSpectrumItems) minAmplitude = A[spec.maxNumOfSpectrumItems - 1] as number;
@@ -129,20 +159,11 @@ export function fftEstimate(shared: SharedSpectrum, periodSeconds: number, rawSp
   if (A.length >= spec.minNumOfSpectrumItems && (A[spec.minNumOfSpectrumItems - 1] as number) < minAmplitude) {
     minAmplitude = A[spec.minNumOfSpectrumItems - 1] as number;
   }
-  const re = Float64Array.from(X.re);
-  const im = Float64Array.from(X.im);
-  for (let k = 0; k < n; k++) {
-    const frequency = (k * signal.sampleRate) / n;
-    if ((amplitudes[k] as number) < minAmplitude && frequency > spec.highFrequencyThreshold) {
-      re[k] = 0;
-      im[k] = 0;
-    }
-  }
-  const x = craneIfft(re, im);
+  const x = shared.filteredInverse(minAmplitude, spec.highFrequencyThreshold);
   const per = samplesPerPeriod(periodSeconds, signal.sampleRate);
   const out = new Float64Array(per);
   for (let i = n - per; i < n; i++) {
-    let a = x.re[i] as number;
+    let a = x[i] as number;
     if (a <= 0.0) a = FFT_MIN_VALUE;
     out[i + per - n] = a * (1.0 + spec.marginFraction);
   }

@@ -41,56 +41,81 @@ function isPowerOfTwo(n: number): boolean {
   return n > 0 && (n & (n - 1)) === 0;
 }
 
-function radix2(re: Float64Array, im: Float64Array): ComplexArray {
-  const n = re.length;
+const bitReversalCache = new Map<number, Int32Array>();
+
+/** Index i's bit-reversed position for size n (a power of two), computed once per size. */
+function bitReversal(n: number): Int32Array {
+  let rev = bitReversalCache.get(n);
+  if (rev) return rev;
   const bits = Math.log2(n);
-  let rRe = new Float64Array(n);
-  let rIm = new Float64Array(n);
+  rev = new Int32Array(n);
   for (let i = 0; i < n; i++) {
-    let rev = 0;
-    for (let b = 0, v = i; b < bits; b++, v >>= 1) rev = (rev << 1) | (v & 1);
-    rRe[rev] = re[i] as number;
-    rIm[rev] = im[i] as number;
+    let r = 0;
+    for (let b = 0, v = i; b < bits; b++, v >>= 1) r = (r << 1) | (v & 1);
+    rev[i] = r;
   }
-  let tRe = new Float64Array(n);
-  let tIm = new Float64Array(n);
-  const tw = n >= 4 ? radix2Twiddles(n) : null;
-  for (let stage = 2; stage <= n; stage <<= 1) {
+  bitReversalCache.set(n, rev);
+  return rev;
+}
+
+/**
+ * go-dsp's radix-2 transform. go-dsp ping-pongs between two buffers; here each butterfly reads its two
+ * inputs before writing its two outputs in place, which computes the same float64 operations on the same
+ * operands, so the results are identical while touching half the memory. The size-2 stage, whose twiddle
+ * is 1, is go-dsp's plain sum and difference, done while the bit-reversed copy is made.
+ */
+function radix2(re: Float64Array, im: Float64Array): ComplexArray {
+  const out = { re: new Float64Array(re.length), im: new Float64Array(re.length) };
+  radix2Into(re, im, out.re, out.im);
+  return out;
+}
+
+/** radix2 written into `oRe`/`oIm` (length n, distinct from the input). */
+function radix2Into(re: Float64Array, im: Float64Array, oRe: Float64Array, oIm: Float64Array): void {
+  const n = re.length;
+  const rev = bitReversal(n);
+  if (n === 1) {
+    oRe[0] = re[0] as number;
+    oIm[0] = im[0] as number;
+    return;
+  }
+  // Outputs nb and nb+1 of the first stage come from inputs rev[nb] and rev[nb+1].
+  for (let nb = 0; nb < n; nb += 2) {
+    const a = rev[nb] as number;
+    const b = rev[nb + 1] as number;
+    const aRe = re[a] as number, aIm = im[a] as number;
+    const bRe = re[b] as number, bIm = im[b] as number;
+    oRe[nb] = aRe + bRe;
+    oIm[nb] = aIm + bIm;
+    oRe[nb + 1] = aRe - bRe;
+    oIm[nb + 1] = aIm - bIm;
+  }
+  if (n < 4) return;
+  const tw = radix2Twiddles(n);
+  const twRe = tw.re;
+  const twIm = tw.im;
+  for (let stage = 4; stage <= n; stage <<= 1) {
     const blocks = n / stage;
     const half = stage >> 1;
     for (let nb = 0; nb < n; nb += stage) {
-      if (stage === 2) {
-        const aRe = rRe[nb] as number, aIm = rIm[nb] as number;
-        const bRe = rRe[nb + 1] as number, bIm = rIm[nb + 1] as number;
-        tRe[nb] = aRe + bRe;
-        tIm[nb] = aIm + bIm;
-        tRe[nb + 1] = aRe - bRe;
-        tIm[nb + 1] = aIm - bIm;
-        continue;
-      }
-      const twRe = (tw as ComplexArray).re;
-      const twIm = (tw as ComplexArray).im;
       for (let j = 0; j < half; j++) {
-        const i1 = nb + j;
-        const i2 = i1 + half;
         const fRe = twRe[blocks * j] as number;
         const fIm = twIm[blocks * j] as number;
-        const xRe = rRe[i2] as number;
-        const xIm = rIm[i2] as number;
+        const i1 = nb + j;
+        const i2 = i1 + half;
+        const xRe = oRe[i2] as number;
+        const xIm = oIm[i2] as number;
         const wRe = xRe * fRe - xIm * fIm;
         const wIm = xRe * fIm + xIm * fRe;
-        const aRe = rRe[i1] as number;
-        const aIm = rIm[i1] as number;
-        tRe[i1] = aRe + wRe;
-        tIm[i1] = aIm + wIm;
-        tRe[i2] = aRe - wRe;
-        tIm[i2] = aIm - wIm;
+        const aRe = oRe[i1] as number;
+        const aIm = oIm[i1] as number;
+        oRe[i1] = aRe + wRe;
+        oIm[i1] = aIm + wIm;
+        oRe[i2] = aRe - wRe;
+        oIm[i2] = aIm - wIm;
       }
     }
-    [rRe, tRe] = [tRe, rRe];
-    [rIm, tIm] = [tIm, rIm];
   }
-  return { re: rRe, im: rIm };
 }
 
 interface BluesteinPlan {
@@ -111,6 +136,8 @@ const bluesteinCache = new Map<number, BluesteinPlan>();
  */
 export function clearCraneFftPlans(): void {
   twiddleCache.clear();
+  bitReversalCache.clear();
+  bluesteinScratch.clear();
   bluesteinCache.clear();
 }
 
@@ -147,11 +174,28 @@ function bluesteinPlan(n: number): BluesteinPlan {
   return plan;
 }
 
+/** Two padded-length work buffers per size, reused by every Bluestein transform of that size (none escapes a call). */
+const bluesteinScratch = new Map<number, { aRe: Float64Array; aIm: Float64Array; bRe: Float64Array; bIm: Float64Array }>();
+
+function scratchFor(padded: number): { aRe: Float64Array; aIm: Float64Array; bRe: Float64Array; bIm: Float64Array } {
+  let s = bluesteinScratch.get(padded);
+  if (!s) {
+    s = { aRe: new Float64Array(padded), aIm: new Float64Array(padded), bRe: new Float64Array(padded), bIm: new Float64Array(padded) };
+    bluesteinScratch.set(padded, s);
+  }
+  return s;
+}
+
+/**
+ * go-dsp's Bluestein: x * conj(chirp), zero-padded, transformed; times the chirp's spectrum; the inverse
+ * transform of that (go-dsp's IFFT: indices 1..N-1 reversed, a forward transform, divided by N); times
+ * conj(chirp). The same operations as go-dsp on the same operands, in reused buffers: the product is
+ * written straight to its reversed index, and only the N outputs kept are divided.
+ */
 function bluestein(re: Float64Array, im: Float64Array): ComplexArray {
   const n = re.length;
   const { chirpRe, chirpIm, padded, chirpSpectrum } = bluesteinPlan(n);
-  const aRe = new Float64Array(padded);
-  const aIm = new Float64Array(padded);
+  const { aRe, aIm, bRe, bIm } = scratchFor(padded);
   for (let i = 0; i < n; i++) {
     // x * conj(chirp)
     const xr = re[i] as number, xi = im[i] as number;
@@ -159,20 +203,23 @@ function bluestein(re: Float64Array, im: Float64Array): ComplexArray {
     aRe[i] = xr * cr - xi * ci;
     aIm[i] = xr * ci + xi * cr;
   }
-  const fa = radix2(aRe, aIm);
-  const pRe = new Float64Array(padded);
-  const pIm = new Float64Array(padded);
+  aRe.fill(0, n);
+  aIm.fill(0, n);
+  radix2Into(aRe, aIm, bRe, bIm);
+  const sRe = chirpSpectrum.re;
+  const sIm = chirpSpectrum.im;
   for (let i = 0; i < padded; i++) {
-    const xr = fa.re[i] as number, xi = fa.im[i] as number;
-    const yr = chirpSpectrum.re[i] as number, yi = chirpSpectrum.im[i] as number;
-    pRe[i] = xr * yr - xi * yi;
-    pIm[i] = xr * yi + xi * yr;
+    const xr = bRe[i] as number, xi = bIm[i] as number;
+    const yr = sRe[i] as number, yi = sIm[i] as number;
+    const to = i === 0 ? 0 : padded - i;
+    aRe[to] = xr * yr - xi * yi;
+    aIm[to] = xr * yi + xi * yr;
   }
-  const conv = craneIfft(pRe, pIm);
+  radix2Into(aRe, aIm, bRe, bIm);
   const outRe = new Float64Array(n);
   const outIm = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    const xr = conv.re[i] as number, xi = conv.im[i] as number;
+    const xr = (bRe[i] as number) / padded, xi = (bIm[i] as number) / padded;
     const cr = chirpRe[i] as number, ci = -(chirpIm[i] as number);
     outRe[i] = xr * cr - xi * ci;
     outIm[i] = xr * ci + xi * cr;
