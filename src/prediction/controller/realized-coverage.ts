@@ -9,10 +9,16 @@ import { realizedCoverage, type KeptForecast } from '../dsp/window-coverage.ts';
 /** The realized coverage covers this much of the past. */
 export const REALIZED_LOOKBACK_SECONDS = 86_400;
 
+/** Timestamps and values of one kept series; never written after it is kept. */
+export interface KeptColumns {
+  timestamps: ArrayLike<number>;
+  values: ArrayLike<number>;
+}
+
 /** One forecast of a metric as published at `madeAt` (unix s): its series by label key. */
 export interface KeptMetricForecast {
   madeAt: number;
-  series: ReadonlyMap<string, { timestamps: Float64Array; values: Float64Array }>;
+  series: ReadonlyMap<string, KeptColumns>;
 }
 
 export interface CoverageCount {
@@ -22,11 +28,17 @@ export interface CoverageCount {
   covered: number;
 }
 
-function slice(s: { timestamps: ArrayLike<number>; values: ArrayLike<number> }, from: number, to: number): { timestamps: Float64Array; values: Float64Array } {
+/**
+ * The samples of `s` in [from, to]. When that is all of them (the usual case: the cached forecast is already
+ * trimmed to what a status can show, shorter than the span kept), the forecast's own columns are shared
+ * rather than copied: at thousands of TSPs a copy is ~13 KB each (issue 16). Forecasts are never modified.
+ */
+function slice(s: KeptColumns, from: number, to: number): KeptColumns {
   let i = 0;
   while (i < s.timestamps.length && (s.timestamps[i] as number) < from) i++;
   let j = i;
   while (j < s.timestamps.length && (s.timestamps[j] as number) <= to) j++;
+  if (i === 0 && j === s.timestamps.length) return { timestamps: s.timestamps, values: s.values };
   return { timestamps: Float64Array.from({ length: j - i }, (_, k) => s.timestamps[i + k] as number), values: Float64Array.from({ length: j - i }, (_, k) => s.values[i + k] as number) };
 }
 
@@ -48,7 +60,7 @@ export function keepForecast(
   let firstInForce = 0;
   for (let i = 0; i < older.length; i++) if ((older[i] as KeptMetricForecast).madeAt <= from) firstInForce = i;
   const out = older.slice(firstInForce);
-  const map = new Map<string, { timestamps: Float64Array; values: Float64Array }>();
+  const map = new Map<string, KeptColumns>();
   for (const s of series) map.set(labelKey(s.labels), slice(s, madeAt, madeAt + o.spanSeconds));
   out.push({ madeAt, series: map });
   return out;

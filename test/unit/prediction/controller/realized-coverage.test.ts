@@ -59,6 +59,19 @@ describe('realized coverage of kept forecasts', () => {
     expect(s.timestamps.length).to.equal(1441);
   });
 
+  it('keeps a forecast the span fully covers by reference (no copy), and copies only the stretch of a longer one', () => {
+    const short = flat({ pod: 'a' }, T0, T0 + 3600, 3);
+    const kept = keepForecast([], [short], T0, { spanSeconds: 2 * 3600 });
+    const k = kept[0]!.series.get('{pod="a"}') ?? [...kept[0]!.series.values()][0]!;
+    expect(k.timestamps).to.equal(short.timestamps);
+    expect(k.values).to.equal(short.values);
+    const long = flat({ pod: 'a' }, T0, T0 + 3 * 3600, 3);
+    const cut = [...keepForecast([], [long], T0, { spanSeconds: 3600 })[0]!.series.values()][0]!;
+    expect(cut.timestamps).to.not.equal(long.timestamps);
+    expect(Array.from(cut.timestamps)).to.deep.equal(long.timestamps.slice(0, 61));
+    expect(Array.from(cut.values)).to.deep.equal(long.values.slice(0, 61));
+  });
+
   it('judges every quarter of min(window, 1 h), never finer than the history step', () => {
     expect(judgeStrideSeconds(3600, 60)).to.equal(900);
     expect(judgeStrideSeconds(7200, 60)).to.equal(900);
