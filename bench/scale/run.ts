@@ -128,10 +128,15 @@ function rssBytes(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) * 1024 : 0;
 }
-async function apiRequests(metricsUrl: string): Promise<Map<string, number>> {
+/** serve's API requests so far, by verb, or by verb and resource (`PATCH timeseriespredictions.prediction.crane.io/status`). */
+async function apiRequests(metricsUrl: string, byResource = false): Promise<Map<string, number>> {
   const text = await (await fetch(`${metricsUrl}/metrics`)).text();
   const out = new Map<string, number>();
-  for (const m of text.matchAll(/^ehpa_adapter_kube_api_requests_total\{method="(\w+)"\} (\S+)$/gm)) out.set(m[1]!, Number(m[2]));
+  const series = /^ehpa_adapter_kube_api_requests_total\{method="(\w+)",resource="([^"]*)",subresource="([^"]*)"\} (\S+)$/gm;
+  for (const [, method, resource, sub, n] of text.matchAll(series)) {
+    const key = byResource ? `${method} ${resource}${sub ? `/${sub}` : ''}` : method!;
+    out.set(key, (out.get(key) ?? 0) + Number(n));
+  }
   return out;
 }
 const diff = (a: Map<string, number>, b: Map<string, number>) => new Map([...a].map(([k, v]) => [k, v - (b.get(k) ?? 0)] as [string, number]).filter(([, v]) => v > 0));
@@ -421,12 +426,14 @@ async function runSize(n: number): Promise<Row> {
       await heapSnapshot(pid, 'TSPs Ready');
 
       // Steady state: one resync period with nothing to change.
-      const s0 = await apiRequests(serve.metricsUrl);
+      const s0 = await apiRequests(serve.metricsUrl, true);
       const ts = performance.now();
       await new Promise((r) => setTimeout(r, RESYNC_S * 1000));
-      const steady = diff(await apiRequests(serve.metricsUrl), s0);
+      const steadyByResource = diff(await apiRequests(serve.metricsUrl, true), s0);
+      const steady = new Map<string, number>();
+      for (const [k, n] of steadyByResource) steady.set(k.split(' ')[0]!, (steady.get(k.split(' ')[0]!) ?? 0) + n);
       const steadyWindowS = (performance.now() - ts) / 1000;
-      console.log(`  steady state over ${steadyWindowS.toFixed(0)} s: ${fmtReq(steady, 1)}`);
+      console.log(`  steady state over ${steadyWindowS.toFixed(0)} s: ${fmtReq(steady, 1)} (${fmtReq(steadyByResource, 1)})`);
 
       // The HPA's request mix through the aggregator, as kube-controller-manager.
       const hpaList = await listAll<Hpa>(cluster, '/apis/autoscaling/v2/horizontalpodautoscalers');

@@ -1,5 +1,6 @@
 // The one door to the Kubernetes API for everything but watches: JSON over HTTPS with the kubeconfig's
-// credentials. It counts requests by verb so loops can report "API requests per reconcile".
+// credentials. It counts requests by verb so loops can report "API requests per reconcile", and by verb and
+// resource so an operator can tell which kind a steady stream of writes is for.
 import http from 'node:http';
 import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -64,6 +65,27 @@ function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<vo
   });
 }
 
+/** The resource (and subresource, '' if none) a request path names, as kube-apiserver's own
+ *  apiserver_request_total labels them: `/api/v1/namespaces/a/pods/b/status` is pods + status,
+ *  `/apis/autoscaling.crane.io/v1alpha1/namespaces/a/effectivehorizontalpodautoscalers` is
+ *  effectivehorizontalpodautoscalers.autoscaling.crane.io, `/api/v1/namespaces/a` is namespaces. Core-group
+ *  resources carry no group suffix. Anything else (discovery, /version) is 'other'. */
+export function apiPathResource(path: string): { resource: string; subresource: string } {
+  const parts = path.split('?', 1)[0]!.split('/').filter((p) => p !== '');
+  let group: string;
+  let rest: string[];
+  if (parts[0] === 'api' && parts.length >= 2) [group, rest] = ['', parts.slice(2)];
+  else if (parts[0] === 'apis' && parts.length >= 3) [group, rest] = [parts[1]!, parts.slice(3)];
+  else return { resource: 'other', subresource: '' };
+  // namespaces/<ns>/<resource>/... is namespaced; namespaces, namespaces/<name> and the Namespace's own
+  // subresources (namespaces/<name>/status, /finalize) are the Namespace itself.
+  const namespaceSub = group === '' && rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize');
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !namespaceSub) rest = rest.slice(2);
+  if (rest.length === 0) return { resource: 'other', subresource: '' };
+  const resource = group === '' ? rest[0]! : `${rest[0]}.${group}`;
+  return { resource, subresource: rest[2] ?? '' };
+}
+
 /** Loads the kubeconfig the way kubectl does: explicit file, else in-cluster, else $KUBECONFIG / ~/.kube/config. */
 export function loadKubeConfig(path?: string): KubeConfig {
   const kc = new KubeConfig();
@@ -76,6 +98,10 @@ export function loadKubeConfig(path?: string): KubeConfig {
 export class KubeApiClient {
   /** Requests sent, by HTTP method. */
   readonly requestCounts = new Map<string, number>();
+  /** Requests sent, by `${method} ${resource} ${subresource}` (apiPathResource). Bounded by the resources this
+   *  process addresses: its own kinds, and the scalable kinds EHPAs name, which discovery limits to those
+   *  the cluster serves. */
+  readonly requestCountsByResource = new Map<string, number>();
   /** Milliseconds requests spent waiting for the client-side rate limit. */
   throttledMs = 0;
   private readonly server: URL;
@@ -105,6 +131,9 @@ export class KubeApiClient {
     const url = new URL(this.server.pathname.replace(/\/$/, '') + path, this.server);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     this.requestCounts.set(method, (this.requestCounts.get(method) ?? 0) + 1);
+    const { resource, subresource } = apiPathResource(path);
+    const key = `${method} ${resource} ${subresource}`;
+    this.requestCountsByResource.set(key, (this.requestCountsByResource.get(key) ?? 0) + 1);
     const wait = this.limiter?.reserve() ?? 0;
     if (wait > 0) {
       this.throttledMs += wait;

@@ -51,12 +51,15 @@ export function registerControllerMetrics(registry: Registry, client: KubeApiCli
   const leader = new Gauge({ name: 'ehpa_adapter_controller_leader', help: '1 while this replica holds the controllers Lease', registers: [registry] });
   new Counter({
     name: 'ehpa_adapter_kube_api_requests_total',
-    help: 'Requests sent to the Kubernetes API (watches excluded), by HTTP method',
-    labelNames: ['method'],
+    help: 'Requests sent to the Kubernetes API (watches excluded), by HTTP method, resource and subresource',
+    labelNames: ['method', 'resource', 'subresource'],
     registers: [registry],
     collect() {
       this.reset();
-      for (const [method, n] of client.requestCounts) this.inc({ method }, n);
+      for (const [key, n] of client.requestCountsByResource) {
+        const [method, resource, subresource] = key.split(' ') as [string, string, string];
+        this.inc({ method, resource, subresource }, n);
+      }
     },
   });
   new Counter({

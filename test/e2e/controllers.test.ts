@@ -319,7 +319,9 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
     expect(m).to.match(/^ehpa_adapter_controller_leader 1$/m);
     expect(m).to.match(/^ehpa_adapter_controller_reconcile_total\{controller="ehpa",outcome="success"\} [1-9]/m);
     expect(m).to.match(/^ehpa_adapter_effective_hpa_replicas\{namespace="ctrl",name="web"\} \d+$/m);
-    expect(m).to.match(/^ehpa_adapter_kube_api_requests_total\{method="GET"\} [1-9]/m);
+    // By resource too: the backing HPA was created (POST) and the EHPA's status patched.
+    expect(m).to.match(/^ehpa_adapter_kube_api_requests_total\{method="POST",resource="horizontalpodautoscalers\.autoscaling",subresource=""\} [1-9]/m);
+    expect(m).to.match(/^ehpa_adapter_kube_api_requests_total\{method="PATCH",resource="effectivehorizontalpodautoscalers\.autoscaling\.crane\.io",subresource="status"\} [1-9]/m);
     // Crane's names too (gocrane/crane pkg/metrics/autoscaling.go), for its dashboards.
     expect(m).to.match(/^crane_autoscaling_effective_hpa_replicas\{namespace="ctrl",name="web"\} \d+$/m);
     expect(m).to.match(/^crane_autoscaling_hpa_replicas\{namespace="ctrl",name="ehpa-web"\} \d+$/m);

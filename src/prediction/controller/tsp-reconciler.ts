@@ -40,6 +40,13 @@ export function tspSpecVersion(tsp: TimeSeriesPrediction): string {
   return `${String(tsp.metadata.generation)}\u0000${tsp.metadata.annotations?.[COVERAGE_ANNOTATION] ?? ''}`;
 }
 
+/** The coverage auto mode calibrates this TSP for, or undefined when no metric runs auto mode. An invalid
+ *  annotation reads as the default here: such a TSP is refused by the bounds before anything uses it. */
+function coverageTargetOf(tsp: TimeSeriesPrediction): number | undefined {
+  const anyAuto = (tsp.spec.predictionMetrics ?? []).some((m) => calibratesWindowMax(m.algorithm ?? {}));
+  return anyAuto ? (coverageFromAnnotations(tsp.metadata.annotations).coverage ?? DEFAULT_COVERAGE_TARGET) : undefined;
+}
+
 export interface TspReconcilerDeps {
   tsps: CacheReader<TimeSeriesPrediction>;
   history: HistoryProvider;
@@ -183,8 +190,12 @@ export class TspReconciler {
     if (!sameSpec) this.backoffs.delete(key);
     if (sameSpec && statusUpToDate(tsp, nowS)) return requeue;
     if (!this.computedVersion.has(key) && statusUpToDate(tsp, nowS) && tsp.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) {
-      // Written by a previous leader for this spec: trust it until it runs out.
+      // Written by a previous leader for this spec: trust it until it runs out. Its coverage target is known
+      // without a refit, so the gauge is there from the first pass (realized coverage starts with this
+      // replica's own forecasts: it judges only what it published).
       this.computedVersion.set(key, version);
+      const target = coverageTargetOf(tsp);
+      if (target !== undefined) this.d.coverageMetrics?.set(namespace, name, { realized: sumCounts([]), target });
       return requeue;
     }
     const log = this.d.log.child({ namespace, name });
@@ -239,8 +250,7 @@ export class TspReconciler {
     if (backoffs.size > 0 && !this.stopped) this.backoffs.set(key, backoffs);
     else this.backoffs.delete(key);
     const realized = sumCounts([...cache.values()].map((c) => c.realized));
-    const anyAuto = (tsp.spec.predictionMetrics ?? []).some((m) => calibratesWindowMax(m.algorithm ?? {}));
-    if (!this.stopped) this.d.coverageMetrics?.set(namespace, name, { realized, target: anyAuto ? coverage : undefined });
+    if (!this.stopped) this.d.coverageMetrics?.set(namespace, name, { realized, target: coverageTargetOf(tsp) });
     const calibrated = calibratedCondition(
       outcomes.flatMap((o) => (o.calibration ? [o.calibration] : [])),
       { target: coverage, windowSeconds: window, annotated: annotated !== undefined, realized },

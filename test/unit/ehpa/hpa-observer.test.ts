@@ -17,7 +17,7 @@ const hpa = (name: string, desiredReplicas: number, reason = 'SucceededRescale')
 describe('Crane\'s autoscaling series', () => {
   const setup = () => {
     const registry = new Registry();
-    const metrics = registerControllerMetrics(registry, { requestCounts: new Map(), throttledMs: 0 } as unknown as KubeApiClient);
+    const metrics = registerControllerMetrics(registry, { requestCounts: new Map(), requestCountsByResource: new Map(), throttledMs: 0 } as unknown as KubeApiClient);
     return { registry, metrics, observer: new HpaObserver(metrics) };
   };
   const text = async (r: Registry) => (await r.metrics()).split('\n').filter((l) => l.startsWith('crane_') || l.startsWith('# TYPE crane_'));

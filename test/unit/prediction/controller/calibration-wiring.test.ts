@@ -128,23 +128,28 @@ function setup(o: { algorithm: PredictionAlgorithm; annotations?: Record<string,
       return [{ labels: {}, timestamps, values: timestamps.map(() => 2), ...(calibrated ? { calibration: summary({ target: w.coverage ?? NaN, windowSeconds: w.coverageWindowSeconds ?? NaN }) } : {}) }];
     },
   };
-  const registry = new Registry();
   const events: string[] = [];
-  const reconciler = new TspReconciler({
-    tsps: store.cache<TimeSeriesPrediction>(TSPS),
-    history,
-    forecaster,
-    status: new StatusWriter(store),
-    log: pino({ level: 'silent' }),
-    now: () => nowS * 1000,
-    updateFrequencyMs: 30_000,
-    modelUpdateIntervalMs: 12 * HOUR * 1000,
-    events: { event: (_o, type, reason, message) => events.push(`${type} ${reason}: ${message}`) },
-    coverageMetrics: registerCoverageMetrics(registry),
-  });
+  // One replica's reconciler and /metrics; `newLeader` is another replica taking over the same objects.
+  const replica = () => {
+    const registry = new Registry();
+    const reconciler = new TspReconciler({
+      tsps: store.cache<TimeSeriesPrediction>(TSPS),
+      history,
+      forecaster,
+      status: new StatusWriter(store),
+      log: pino({ level: 'silent' }),
+      now: () => nowS * 1000,
+      updateFrequencyMs: 30_000,
+      modelUpdateIntervalMs: 12 * HOUR * 1000,
+      events: { event: (_o, type, reason, message) => events.push(`${type} ${reason}: ${message}`) },
+      coverageMetrics: registerCoverageMetrics(registry),
+    });
+    const gauge = async (name: string) => (await registry.getSingleMetric(`ehpa_adapter_${name}`)!.get()).values.map((v) => ({ labels: v.labels, value: v.value }));
+    return { reconciler, gauge };
+  };
+  const { reconciler, gauge } = replica();
   const tsp = () => store.read<TimeSeriesPrediction>(`${TSPS(NS)}/ehpa-web`)!;
-  const gauge = async (name: string) => (await registry.getSingleMetric(`ehpa_adapter_${name}`)!.get()).values.map((v) => ({ labels: v.labels, value: v.value }));
-  return { store, reconciler, tsp, windows, tenants, events, gauge, at: (s: number) => (nowS = s), reads: () => historyReads, key: `${NS}/ehpa-web` };
+  return { store, reconciler, tsp, windows, tenants, events, gauge, newLeader: replica, at: (s: number) => (nowS = s), reads: () => historyReads, key: `${NS}/ehpa-web` };
 }
 
 const condition = (t: TimeSeriesPrediction, type: string) => t.status?.conditions?.find((c) => c.type === type);
@@ -181,6 +186,28 @@ describe('TspReconciler: calibration and realized coverage', () => {
     await t.reconciler.reconcile(t.key);
     expect(t.windows.map((w) => w.coverage)).to.deep.equal([0.95, 0.8]);
     expect(await t.gauge('prediction_coverage_target')).to.deep.equal([{ labels: LABELS, value: 0.8 }]);
+  });
+
+  it('a new leader that trusts the status a previous one wrote (no refit) exports its coverage target at once, and no realized coverage yet', async () => {
+    const t = setup({ algorithm: AUTO, annotations: { [COVERAGE_ANNOTATION]: '0.95' } });
+    await t.reconciler.reconcile(t.key);
+    expect(t.windows).to.have.length(1);
+    const next = t.newLeader();
+    t.at(T0 + 60);
+    await next.reconciler.reconcile(t.key);
+    expect(t.windows, 'the status still covers its window: not refitted').to.have.length(1);
+    expect(await next.gauge('prediction_coverage_target')).to.deep.equal([{ labels: LABELS, value: 0.95 }]);
+    expect(await next.gauge('prediction_realized_coverage')).to.deep.equal([]);
+  });
+
+  it('a new leader trusting a crane-mode status exports no coverage target', async () => {
+    const t = setup({ algorithm: CRANE });
+    await t.reconciler.reconcile(t.key);
+    const next = t.newLeader();
+    t.at(T0 + 60);
+    await next.reconciler.reconcile(t.key);
+    expect(t.windows).to.have.length(1);
+    expect(await next.gauge('prediction_coverage_target')).to.deep.equal([]);
   });
 
   it('an invalid annotation: Ready=False/InvalidSpec and a Warning event, nothing fitted, no series', async () => {
