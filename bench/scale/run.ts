@@ -18,7 +18,7 @@
 //   - a kube-apiserver restart (watch resume, not relists) and, with SCALE_CHURN_S, pod churn at
 //     SCALE_CHURN_RATE (default 50/s) with serve's RSS sampled every second.
 // kube-controller-manager's own HPA runs with a 1 h sync period so the load generator alone sets the rate.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { loadavg } from 'node:os';
 import { parseAllDocuments } from 'yaml';
@@ -373,6 +373,10 @@ async function runSize(n: number): Promise<Row> {
       // node; node refuses --cpu-prof in NODE_OPTIONS).
       env: manifestEnv(),
     });
+    // bin/ehpa-adapter.js runs dist/ when it exists (what the image ships), else the sources through tsx,
+    // whose loader threads and transpiled-source cache add memory the image does not have.
+    const compiled = existsSync(join(import.meta.dirname, '..', '..', 'dist', 'main.js'));
+    console.log(`  serve runs ${compiled ? 'the compiled dist/ (as the image does)' : 'the TypeScript sources through tsx (npm run build first to measure the image\'s code)'}`);
     const pid = serve.pid;
     const cpuStart = threadCpu(pid);
     let rssPeak = 0;
