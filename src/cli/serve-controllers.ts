@@ -209,7 +209,7 @@ export function startControllers(o: StartControllersOptions): RunningControllers
   const { flags, ctx, log } = o;
   const names = parseControllerList(flags['controllers']);
   const timing = flags['leader-elect'] ? leaderElectionTiming(flags) : undefined;
-  const metrics = registerControllerMetrics(o.registry, ctx.client);
+  const metrics = registerControllerMetrics(o.registry, ctx.client, ctx.informers);
   // Fencing: everything the controllers send (reads, writes, events, status) goes through a client bound to
   // the current leadership term's signal, which the elector aborts the instant the term ends (renew deadline
   // passed, even with a renewal still pending). From then on a request not yet sent is refused and one in

@@ -1,6 +1,7 @@
 // prom-client series for the controllers (docs/operations.md "Metrics" lists them).
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { KubeApiClient } from './api-client.ts';
+import type { InformerRegistry } from './informers.ts';
 
 export interface ControllerMetrics {
   observe(controller: string): (outcome: 'success' | 'error', ms: number) => void;
@@ -27,7 +28,7 @@ function craneSeries(registry: Registry) {
   };
 }
 
-export function registerControllerMetrics(registry: Registry, client: KubeApiClient): ControllerMetrics {
+export function registerControllerMetrics(registry: Registry, client: KubeApiClient, informers?: Pick<InformerRegistry, 'syncCounts'>): ControllerMetrics {
   const reconciles = new Counter({
     name: 'ehpa_adapter_controller_reconcile_total',
     help: 'Reconciles by controller and outcome',
@@ -59,6 +60,19 @@ export function registerControllerMetrics(registry: Registry, client: KubeApiCli
       for (const [key, n] of client.requestCountsByResource) {
         const [method, resource, subresource] = key.split(' ') as [string, string, string];
         this.inc({ method, resource, subresource }, n);
+      }
+    },
+  });
+  new Counter({
+    name: 'ehpa_adapter_informer_syncs_total',
+    help: 'Full reads of a kind into its informer cache (the first, and one after each 410 Gone), by resource and how: one streaming list (watch-list) or list pages (list)',
+    labelNames: ['resource', 'mode'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of informers?.syncCounts() ?? []) {
+        if (c.watchList > 0) this.inc({ resource: c.resource, mode: 'watch-list' }, c.watchList);
+        if (c.pages > 0) this.inc({ resource: c.resource, mode: 'list' }, c.pages);
       }
     },
   });

@@ -1,8 +1,10 @@
 // Shared informer caches: one list+watch per kind for the whole process, so the controllers and the
 // adapter read the same cache instead of asking the API server. A watch that fails is restarted with
-// backoff; a 410 Gone makes client-node relist on its own. Lists come in pages (like client-go's reflector
-// with its pager), and every object passes the kind's cache transform (cache-transforms.ts) before it is
-// cached or handed to a handler, so neither one response nor the cache holds whole objects of every pod.
+// backoff from its last resourceVersion; a 410 Gone makes client-node sync the whole kind again. A sync is
+// one streaming list (listByWatch: the objects as watch events from kube-apiserver's watch cache) where the
+// server allows it, else a list in pages (like client-go's reflector with its pager). Every object passes
+// the kind's cache transform (cache-transforms.ts) before it is cached or handed to a handler, so neither
+// one response nor the cache holds whole objects of every pod.
 import { ListWatch, Watch, type Informer, type KubernetesListObject, type KubernetesObject, type ObjectCache } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { KubeApiError, resourcePath, type KubeApiClient } from './api-client.ts';
@@ -64,6 +66,73 @@ export async function listInPages(
   }
 }
 
+/** The annotation on the bookmark that ends a streaming list's initial events (KEP-3157, k8s.io/apimachinery
+ *  pkg/apis/meta/v1 InitialEventsAnnotationKey). */
+export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+
+/** A streaming list the API server refused or does not speak: the informer lists in pages from then on. */
+export class WatchListUnsupportedError extends Error {
+  override name = 'WatchListUnsupportedError';
+}
+
+type WatchFn = Watch['watch'];
+
+/**
+ * The collection's current state through one watch with `sendInitialEvents=true` (a "streaming list",
+ * KEP-3157; served on by default from Kubernetes 1.34): kube-apiserver sends every object as an ADDED event
+ * from its watch cache, then a bookmark annotated k8s.io/initial-events-end whose resourceVersion is where
+ * the informer's watch goes on. Unlike LIST pages, nothing is read from etcd and no response holds more than
+ * one object; after a kube-apiserver restart (whose watch cache answers 410 to any older resourceVersion)
+ * this is how every informer gets back in one request instead of hundreds of pages. client-go's reflector
+ * does the same when its WatchListClient feature is on (k8s.io/client-go v0.34 tools/cache/reflector.go,
+ * watchList).
+ *
+ * Refused (400/403/422: the server's WatchList gate off), or a stream that goes `idleMs` without an event
+ * (a server that ignores the parameter sends no end bookmark): WatchListUnsupportedError.
+ */
+export function listByWatch(watch: { watch: WatchFn }, path: string, o: { fieldSelector?: string; idleMs?: number } = {}): Promise<ListPage> {
+  const idleMs = o.idleMs ?? 60_000;
+  return new Promise<ListPage>((resolve, reject) => {
+    const items: KubernetesObject[] = [];
+    let settled = false;
+    let ac: AbortController | undefined;
+    let idle: NodeJS.Timeout | undefined;
+    const finish = (err: unknown, page?: ListPage) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(idle);
+      ac?.abort();
+      if (err === undefined) resolve(page!);
+      else reject(err);
+    };
+    const armIdle = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => finish(new WatchListUnsupportedError(`${path}: no initial-events-end bookmark after ${idleMs} ms without events`)), idleMs);
+    };
+    armIdle();
+    const query = { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan', allowWatchBookmarks: true, fieldSelector: o.fieldSelector };
+    watch
+      .watch(path, query, (phase, obj) => {
+        if (settled) return;
+        armIdle();
+        const o = obj as KubernetesObject & { code?: number; message?: string; reason?: string };
+        if (phase === 'ADDED') items.push(o);
+        else if (phase === 'BOOKMARK' && o.metadata?.annotations?.[INITIAL_EVENTS_END] === 'true') {
+          finish(undefined, { apiVersion: 'v1', kind: 'List', metadata: { resourceVersion: o.metadata.resourceVersion }, items });
+        } else if (phase === 'ERROR') finish(new KubeApiError(o.code ?? 500, o.reason ?? '', `${path}: streaming list: ${o.code ?? ''} ${o.message ?? ''}`));
+        // MODIFIED and DELETED come only after the end bookmark; other bookmarks carry nothing to keep.
+      }, (err) => {
+        const status = (err as { statusCode?: number } | null)?.statusCode;
+        if (status === 400 || status === 403 || status === 422) finish(new WatchListUnsupportedError(`${path}: streaming list refused: ${status}`));
+        else finish(err ?? new Error(`${path}: the watch ended before its initial events did`));
+      })
+      .then((c) => {
+        ac = c;
+        if (settled) c.abort();
+      }, (err: unknown) => finish(err));
+  });
+}
+
 /** client-node's Watch with the cache transform applied to every object event (not to ERROR/BOOKMARK). */
 class TransformingWatch extends Watch {
   constructor(
@@ -116,24 +185,51 @@ export class SharedInformer<T extends KubeObject> implements CacheReader<T> {
   private restartTimer: NodeJS.Timeout | undefined;
   private readonly retryBaseMs: number;
   private readonly syncWaiters: (() => void)[] = [];
+  /** Full syncs of the cache so far (the first one, and one after each 410 Gone), by how they were read. */
+  readonly syncs = { watchList: 0, pages: 0 };
 
   constructor(
     readonly kind: KindRef,
     client: Pick<KubeApiClient, 'get' | 'kubeConfig'>,
     private readonly log: Logger,
-    o: { transform?: CacheTransform; pageSize?: number; retryBaseMs?: number } = {},
+    o: {
+      transform?: CacheTransform;
+      pageSize?: number;
+      retryBaseMs?: number;
+      /** Sync by streaming list (listByWatch) while the server allows it (default); false lists in pages. */
+      watchList?: boolean;
+      watchListIdleMs?: number;
+    } = {},
   ) {
     this.retryBaseMs = o.retryBaseMs ?? 250;
     const path = resourcePath(kind.apiVersion, kind.plural);
     const transform = o.transform ?? cacheTransformFor(kind);
-    const list = () => listInPages((p, query) => client.get<ListPage>(p, query), path, { fieldSelector: kind.fieldSelector, pageSize: o.pageSize, transform });
     // The backoff starts over once a watch delivers an event (an object or a bookmark), not when a restart
     // begins: client-node's 'connect' fires before the list or watch is even sent, so resetting there kept
     // the delay at its first step while a restarted kube-apiserver answered 429 until its watch cache
     // was ready (seen at 10,000 EHPAs: pods, EHPAs and TSPs retried every 500 ms for 40 s).
-    this.informer = new ListWatch<KubernetesObject>(path, new TransformingWatch(client.kubeConfig, transform, () => {
+    const watch = new TransformingWatch(client.kubeConfig, transform, () => {
       this.failures = 0;
-    }), list, false, undefined, kind.fieldSelector);
+    });
+    let streaming = o.watchList ?? true;
+    // client-node's ListWatch calls this for its first sync and whenever its watch answered 410 Gone.
+    const list = async (): Promise<ListPage> => {
+      if (streaming) {
+        try {
+          const page = await listByWatch(watch, path, { fieldSelector: kind.fieldSelector, idleMs: o.watchListIdleMs });
+          this.syncs.watchList++;
+          return page;
+        } catch (e) {
+          if (!(e instanceof WatchListUnsupportedError)) throw e;
+          streaming = false;
+          this.log.info({ kind: kind.plural, reason: e.message }, 'kube-apiserver does not stream lists; listing in pages');
+        }
+      }
+      const page = await listInPages((p, query) => client.get<ListPage>(p, query), path, { fieldSelector: kind.fieldSelector, pageSize: o.pageSize, transform });
+      this.syncs.pages++;
+      return page;
+    };
+    this.informer = new ListWatch<KubernetesObject>(path, watch, list, false, undefined, kind.fieldSelector);
     this.informer.on('error', (err: unknown) => this.onError(err));
   }
 
@@ -228,6 +324,14 @@ export class InformerRegistry {
       if (this.started) inf.start();
     }
     return inf as unknown as SharedInformer<T>;
+  }
+
+  /** Every informer's full syncs so far, by resource (`<plural>[.<group>]`, as the request metric names it). */
+  syncCounts(): { resource: string; watchList: number; pages: number }[] {
+    return [...this.informers.values()].map((i) => {
+      const group = i.kind.apiVersion.includes('/') ? `.${i.kind.apiVersion.split('/')[0]}` : '';
+      return { resource: `${i.kind.plural}${group}`, ...i.syncs };
+    });
   }
 
   startAll(): void {

@@ -22,6 +22,14 @@ const SERVE_ARGS = ['--model-update-interval=20s'];
 const shortPrediction = { predictionWindowSeconds: 60, predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '2d' } } };
 const prediction = { predictionWindowSeconds: 3600, predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '2d' } } };
 
+/** serve's informer syncs so far by mode (ehpa_adapter_informer_syncs_total summed over resources). */
+async function informerSyncs(metricsUrl: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+  const out = new Map<string, number>();
+  for (const [, mode, n] of text.matchAll(/^ehpa_adapter_informer_syncs_total\{resource="[^"]*",mode="([^"]*)"\} (\S+)$/gm)) out.set(mode!, (out.get(mode!) ?? 0) + Number(n));
+  return out;
+}
+
 describe('e2e scenario 7: faults', function () {
   this.timeout(600_000);
   // Pods scheduled onto a kwok node by kube-scheduler; metrics.k8s.io from the real metrics-server.
@@ -90,6 +98,11 @@ describe('e2e scenario 7: faults', function () {
   it('kube-apiserver restarted: watches resume and no object is lost', async () => {
     const c = env.cluster;
     const before = { ehpa: await c.admin.getJson<Obj>(ehpaPath(NS, 'web')), hpa: await c.admin.getJson<Obj>(hpaPath(NS, 'ehpa-web')), tsp: await c.admin.getJson<Obj>(tspPath(NS, 'ehpa-web')) };
+    const syncsBefore = await informerSyncs(serve.metricsUrl);
+    // kube-apiserver 1.34 streams lists (its WatchList gate is on): serve's informers fill their caches
+    // from one watch each, never from LIST pages.
+    expect(syncsBefore.get('list'), 'no informer listed in pages').to.equal(undefined);
+    expect(syncsBefore.get('watch-list')).to.be.at.least(5);
     await c.restartApiserver();
     await c.waitMetricsApisAvailable(120_000);
     // Created after the restart: only a resumed watch (or relist) lets serve see it.
@@ -103,6 +116,11 @@ describe('e2e scenario 7: faults', function () {
     // serve still answers for the old EHPA too (its informers hold it after the restart).
     await waitHpa(c, NS, 'ehpa-web', 'web still scaling', (h) => condition(h as unknown as Obj, 'ScalingActive')?.status === 'True');
     expect(serve.running).to.equal(true);
+    // The restarted watch cache starts at the current etcd revision and answers 410 to the informers'
+    // older ones; they sync again by streaming list, still without a LIST.
+    const syncsAfter = await informerSyncs(serve.metricsUrl);
+    expect(syncsAfter.get('list'), 'no informer listed in pages').to.equal(undefined);
+    expect(syncsAfter.get('watch-list'), 'informers synced again after the restart').to.be.above(syncsBefore.get('watch-list')!);
   });
 
   it('serve SIGKILLed mid-write and restarted: one HPA and one TSP per EHPA, statuses consistent', async () => {

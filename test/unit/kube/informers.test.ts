@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { KubeApiClient, KubeApiError } from '../../../src/kube/api-client.ts';
-import { LIST_PAGE_SIZE, SharedInformer, listInPages } from '../../../src/kube/informers.ts';
+import { LIST_PAGE_SIZE, SharedInformer, WatchListUnsupportedError, listByWatch, listInPages } from '../../../src/kube/informers.ts';
 
 interface Pod {
   metadata: { name: string; namespace: string; resourceVersion: string; managedFields?: unknown[]; annotations?: Record<string, string> };
@@ -23,9 +23,23 @@ const pod = (name: string, rv: string): Pod => ({
 });
 
 /** Serves /api/v1/pods in pages; the first request for `failContinue` answers 410 once; watches stay open. */
-function apiServer(pods: Pod[], o: { failContinue?: string; lastPageRv?: string; failWatch?: (attempt: number) => boolean } = {}) {
+function apiServer(
+  pods: Pod[],
+  o: {
+    failContinue?: string;
+    lastPageRv?: string;
+    failWatch?: (attempt: number) => boolean;
+    /** How a watch with sendInitialEvents=true is answered: streamed (the pods as ADDED events, then the end
+     *  bookmark at `streamRv`), refused with 422 (the WatchList gate off), or, when absent, as a plain watch
+     *  that ignores the parameter. */
+    watchList?: 'stream' | 'refuse';
+    streamRv?: () => string;
+  } = {},
+) {
   const requests: URL[] = [];
   const watches: ServerResponse[] = [];
+  /** Streaming lists, kept open after their end bookmark as kube-apiserver keeps them (the client closes). */
+  const streams: ServerResponse[] = [];
   /** When each watch request arrived (performance.now()), answered or not. */
   const watchTimes: number[] = [];
   let failed = false;
@@ -34,6 +48,19 @@ function apiServer(pods: Pod[], o: { failContinue?: string; lastPageRv?: string;
     requests.push(url);
     if (url.pathname !== '/api/v1/pods') {
       res.writeHead(404).end();
+      return;
+    }
+    if (url.searchParams.get('watch') === 'true' && url.searchParams.get('sendInitialEvents') === 'true' && o.watchList) {
+      if (o.watchList === 'refuse') {
+        res.writeHead(422, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'Invalid', code: 422, message: 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled' }));
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      for (const p of pods) res.write(JSON.stringify({ type: 'ADDED', object: { apiVersion: 'v1', kind: 'Pod', ...p } }) + '\n');
+      const end = { kind: 'Pod', apiVersion: 'v1', metadata: { resourceVersion: o.streamRv?.() ?? '200', annotations: { 'k8s.io/initial-events-end': 'true' } } };
+      res.write(JSON.stringify({ type: 'BOOKMARK', object: end }) + '\n');
+      streams.push(res);
       return;
     }
     if (url.searchParams.get('watch') === 'true') {
@@ -69,6 +96,7 @@ function apiServer(pods: Pod[], o: { failContinue?: string; lastPageRv?: string;
   return {
     requests,
     watches,
+    streams,
     watchTimes,
     server,
     async listen(): Promise<string> {
@@ -76,7 +104,7 @@ function apiServer(pods: Pod[], o: { failContinue?: string; lastPageRv?: string;
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     },
     async close(): Promise<void> {
-      for (const w of watches) w.destroy();
+      for (const w of [...watches, ...streams]) w.destroy();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
     },
@@ -163,7 +191,7 @@ describe('SharedInformer (local HTTP API server)', function () {
   it('syncs from paged lists, watches from the last page’s resourceVersion, and caches trimmed objects', async () => {
     const api = apiServer(PODS, { failContinue: 'page-2', lastPageRv: '105' });
     const client = clientFor(await api.listen());
-    const inf = new SharedInformer<Pod & { kind?: string; apiVersion?: string }>({ apiVersion: 'v1', plural: 'pods' }, client, log, { pageSize: 2 });
+    const inf = new SharedInformer<Pod & { kind?: string; apiVersion?: string }>({ apiVersion: 'v1', plural: 'pods' }, client, log, { pageSize: 2, watchList: false });
     const updates: string[] = [];
     inf.onUpdate((p) => updates.push(`${p.metadata.name}@${p.metadata.resourceVersion}`));
     try {
@@ -214,7 +242,7 @@ describe('SharedInformer (local HTTP API server)', function () {
     const api = apiServer(PODS, { failWatch: (n) => n <= 3 || n === 5 });
     const client = clientFor(await api.listen());
     const base = 50;
-    const inf = new SharedInformer<Pod>({ apiVersion: 'v1', plural: 'pods' }, client, log, { retryBaseMs: base });
+    const inf = new SharedInformer<Pod>({ apiVersion: 'v1', plural: 'pods' }, client, log, { retryBaseMs: base, watchList: false });
     try {
       inf.start();
       await waitFor('the fifth watch', () => api.watches.length === 1);
@@ -234,6 +262,110 @@ describe('SharedInformer (local HTTP API server)', function () {
       expect(api.requests.filter((u) => u.searchParams.get('watch') !== 'true'), 'one list: refusals keep the resourceVersion').to.have.length(1);
     } finally {
       await inf.stop();
+      await api.close();
+    }
+  });
+});
+
+describe('SharedInformer: streaming lists (sendInitialEvents, KEP-3157)', function () {
+  this.timeout(10_000);
+  const isWatch = (u: URL) => u.searchParams.get('watch') === 'true';
+  const isStream = (u: URL) => isWatch(u) && u.searchParams.get('sendInitialEvents') === 'true';
+
+  it('syncs from one streaming list and watches on from its end bookmark: no LIST request at all', async () => {
+    const api = apiServer(PODS, { watchList: 'stream', streamRv: () => '200' });
+    const client = clientFor(await api.listen());
+    const inf = new SharedInformer<Pod & { kind?: string }>({ apiVersion: 'v1', plural: 'pods' }, client, log);
+    try {
+      inf.start();
+      await inf.waitForSync();
+      expect(inf.list().map((p) => p.metadata.name).sort()).to.deep.equal(['p0', 'p1', 'p2', 'p3', 'p4']);
+      // Streamed objects pass the kind's transform like listed ones.
+      expect(inf.get('ns', 'p0')!.metadata).not.to.have.any.keys('managedFields', 'annotations');
+      expect(inf.get('ns', 'p0')!.kind).to.equal('Pod');
+      const stream = api.requests.find(isStream)!;
+      // What client-go's reflector sends for a watch-list (k8s.io/client-go v0.34 tools/cache/reflector.go).
+      expect(stream.searchParams.get('resourceVersionMatch')).to.equal('NotOlderThan');
+      expect(stream.searchParams.get('allowWatchBookmarks')).to.equal('true');
+      expect(stream.searchParams.has('resourceVersion')).to.equal(false);
+      await waitFor('the watch', () => api.watches.length === 1);
+      const watch = api.requests.filter((u) => isWatch(u) && !isStream(u))[0]!;
+      expect(watch.searchParams.get('resourceVersion')).to.equal('200');
+      expect(api.requests.filter((u) => !isWatch(u)), 'no LIST').to.deep.equal([]);
+      await waitFor('the streaming list closed by the client', () => api.streams[0]!.destroyed || api.streams[0]!.writableEnded || api.streams[0]!.socket === null || api.streams[0]!.socket.destroyed);
+      expect(inf.syncs).to.deep.equal({ watchList: 1, pages: 0 });
+    } finally {
+      await inf.stop();
+      await api.close();
+    }
+  });
+
+  it('a 410 Gone (a restarted kube-apiserver) syncs again by streaming list, and objects gone meanwhile are deleted', async () => {
+    const pods = [...PODS];
+    let rv = 200;
+    const api = apiServer(pods, { watchList: 'stream', streamRv: () => String(rv) });
+    const client = clientFor(await api.listen());
+    const inf = new SharedInformer<Pod>({ apiVersion: 'v1', plural: 'pods' }, client, log, { retryBaseMs: 10 });
+    const deleted: string[] = [];
+    inf.onDelete((p) => deleted.push(p.metadata.name));
+    try {
+      inf.start();
+      await inf.waitForSync();
+      await waitFor('the watch', () => api.watches.length === 1);
+      // While the watch was down two pods went; the new watch cache no longer has the old resourceVersion.
+      pods.splice(3, 2);
+      rv = 400;
+      api.watches[0]!.write(JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old resource version: 200 (390)' } }) + '\n');
+      api.watches[0]!.end();
+      await waitFor('the watch after the second sync', () => api.watches.length === 2);
+      expect(inf.list().map((p) => p.metadata.name).sort()).to.deep.equal(['p0', 'p1', 'p2']);
+      expect(deleted.sort()).to.deep.equal(['p3', 'p4']);
+      expect(api.requests.filter(isStream)).to.have.length(2);
+      expect(api.requests.filter((u) => isWatch(u) && !isStream(u)).map((u) => u.searchParams.get('resourceVersion'))).to.deep.equal(['200', '400']);
+      expect(api.requests.filter((u) => !isWatch(u)), 'no LIST').to.deep.equal([]);
+      expect(inf.syncs).to.deep.equal({ watchList: 2, pages: 0 });
+    } finally {
+      await inf.stop();
+      await api.close();
+    }
+  });
+
+  it('a server that refuses streaming lists (422: its WatchList gate off) gets list pages, and is not asked again', async () => {
+    const api = apiServer(PODS, { watchList: 'refuse' });
+    const client = clientFor(await api.listen());
+    const inf = new SharedInformer<Pod>({ apiVersion: 'v1', plural: 'pods' }, client, log, { retryBaseMs: 10, pageSize: 2 });
+    try {
+      inf.start();
+      await inf.waitForSync();
+      expect(inf.list()).to.have.length(5);
+      await waitFor('the watch', () => api.watches.length === 1);
+      api.watches[0]!.write(JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired', message: 'too old' } }) + '\n');
+      api.watches[0]!.end();
+      await waitFor('the second watch', () => api.watches.length === 2);
+      expect(api.requests.filter(isStream), 'asked once').to.have.length(1);
+      expect(api.requests.filter((u) => !isWatch(u))).to.have.length(6); // two lists of three pages
+      expect(inf.syncs).to.deep.equal({ watchList: 0, pages: 2 });
+    } finally {
+      await inf.stop();
+      await api.close();
+    }
+  });
+
+  it('listByWatch: a server that ignores sendInitialEvents (no end bookmark) is told apart by an idle deadline', async () => {
+    const api = apiServer(PODS);
+    const client = clientFor(await api.listen());
+    try {
+      const { Watch } = await import('@kubernetes/client-node');
+      const t = performance.now();
+      await listByWatch(new Watch(client.kubeConfig), '/api/v1/pods', { idleMs: 200 }).then(
+        () => expect.fail('listed'),
+        (e: unknown) => {
+          expect(e).to.be.instanceOf(WatchListUnsupportedError);
+          expect((e as Error).message).to.equal('/api/v1/pods: no initial-events-end bookmark after 200 ms without events');
+        },
+      );
+      expect(performance.now() - t).to.be.at.least(195);
+    } finally {
       await api.close();
     }
   });
