@@ -139,6 +139,13 @@ async function apiRequests(metricsUrl: string, byResource = false): Promise<Map<
   }
   return out;
 }
+/** serve's informer syncs so far, by mode (watch-list or list), summed over the kinds. */
+async function informerSyncs(metricsUrl: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+  const out = new Map<string, number>();
+  for (const [, mode, n] of text.matchAll(/^ehpa_adapter_informer_syncs_total\{resource="[^"]*",mode="([^"]*)"\} (\S+)$/gm)) out.set(mode!, (out.get(mode!) ?? 0) + Number(n));
+  return out;
+}
 const diff = (a: Map<string, number>, b: Map<string, number>) => new Map([...a].map(([k, v]) => [k, v - (b.get(k) ?? 0)] as [string, number]).filter(([, v]) => v > 0));
 const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 const fmtReq = (m: Map<string, number>, per: number) => [...m].sort().map(([k, v]) => `${k} ${(v / per).toFixed(2)}`).join(', ') || '0';
@@ -480,7 +487,8 @@ async function runSize(n: number): Promise<Row> {
 
       // A kube-apiserver restart: serve's informers should resume their watches, not list every kind again.
       // Recovered = an edit made after the restart reaches serve (one EHPA's maxReplicas shows in its HPA).
-      const r0 = await apiRequests(serve.metricsUrl);
+      const r0 = await apiRequests(serve.metricsUrl, true);
+      const sy0 = await informerSyncs(serve.metricsUrl);
       const tr = performance.now();
       await cluster.restartApiserver();
       const probe = '/apis/autoscaling.crane.io/v1alpha1/namespaces/scale-0/effectivehorizontalpodautoscalers/app-0';
@@ -492,8 +500,11 @@ async function runSize(n: number): Promise<Row> {
         { timeoutMs: 600_000, intervalMs: 500, process: serve as never });
       const restartRecoveryS = (performance.now() - tr) / 1000;
       await new Promise((r) => setTimeout(r, 10_000));
-      const restartReq = diff(await apiRequests(serve.metricsUrl), r0);
-      console.log(`  kube-apiserver restart: serve followed an edit ${restartRecoveryS.toFixed(1)} s after the restart began; its API requests until 10 s later: ${fmtReq(restartReq, 1)}`);
+      const restartByResource = diff(await apiRequests(serve.metricsUrl, true), r0);
+      const restartReq = new Map<string, number>();
+      for (const [k, n] of restartByResource) restartReq.set(k.split(' ')[0]!, (restartReq.get(k.split(' ')[0]!) ?? 0) + n);
+      const restartSyncs = diff(await informerSyncs(serve.metricsUrl), sy0);
+      console.log(`  kube-apiserver restart: serve followed an edit ${restartRecoveryS.toFixed(1)} s after the restart began; its API requests until 10 s later: ${fmtReq(restartReq, 1)} (${fmtReq(restartByResource, 1)}); informer syncs: ${fmtReq(restartSyncs, 1)}`);
 
       // Pod churn: RSS must stay flat while pods come and go (issue 16: an hour at 50/s).
       let churnRow: Row['churn'];
