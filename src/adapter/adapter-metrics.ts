@@ -8,6 +8,7 @@ export interface AdapterMetrics {
   authzCache: Counter<'result'>;
   fallbacks: Counter<'metric' | 'reason' | 'outcome'>;
   droppedConnections: Counter;
+  connections: Counter<'protocol'>;
 }
 
 export function createAdapterMetrics(registry: Registry): AdapterMetrics {
@@ -41,6 +42,12 @@ export function createAdapterMetrics(registry: Registry): AdapterMetrics {
     droppedConnections: new Counter({
       name: `${METRIC_PREFIX}metrics_api_dropped_connections_total`,
       help: 'TLS connections to the metrics API closed at accept because --max-connections were open',
+      registers,
+    }),
+    connections: new Counter({
+      name: `${METRIC_PREFIX}metrics_api_connections_total`,
+      help: 'TLS connections to the metrics API by the protocol negotiated (h2, http/1.1); kube-apiserver keeps one h2 connection, so a steady climb means clients that reconnect',
+      labelNames: ['protocol'],
       registers,
     }),
   };

@@ -5,8 +5,8 @@
 // certificate chaining to --client-ca-file (optional) authenticates as its CN/O. No certificate: anonymous.
 // A certificate that proves nothing: 401.
 import { X509Certificate } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { connectionOf, type ApiRequest } from './http-reply.ts';
 
 export interface RequestHeaderConfig {
   /** PEM bundle of the front-proxy CA (requestheader-client-ca-file). */
@@ -90,7 +90,7 @@ export function chainsTo(leaf: X509Certificate, intermediates: X509Certificate[]
 }
 
 /** Header values in arrival order, unmerged (Node joins repeated headers with ", "; docs/metrics-api.md §7 G18). */
-function headerValues(req: IncomingMessage, name: string): string[] {
+function headerValues(req: ApiRequest, name: string): string[] {
   const out: string[] = [];
   const lower = name.toLowerCase();
   const raw = req.rawHeaders;
@@ -172,14 +172,15 @@ export class RequestHeaderAuthenticator {
     this.trust = compileTrust(cfg, this.trust.generation + 1);
   }
 
-  private verdictFor(req: IncomingMessage, trust: Trust): CertVerdict {
+  private verdictFor(req: ApiRequest, trust: Trust): CertVerdict {
     const socket = req.socket as TLSSocket;
     if (typeof socket.getPeerCertificate !== 'function') return { kind: 'none' };
     const nowMs = this.now();
-    const cached = this.verdicts.get(socket);
+    const connection = connectionOf(req);
+    const cached = this.verdicts.get(connection);
     if (cached && cached.generation === trust.generation && nowMs <= cached.recheckAtMs) return cached.verdict;
     const { verdict, recheckAtMs } = this.verify(socket, trust, nowMs);
-    this.verdicts.set(socket, { verdict, generation: trust.generation, recheckAtMs });
+    this.verdicts.set(connection, { verdict, generation: trust.generation, recheckAtMs });
     return verdict;
   }
 
@@ -219,7 +220,7 @@ export class RequestHeaderAuthenticator {
   }
 
   /** Strips identity headers from `req` (always) and says who sent it. */
-  authenticate(req: IncomingMessage): AuthnResult {
+  authenticate(req: ApiRequest): AuthnResult {
     // One snapshot for the whole request, however a reload interleaves.
     const trust = this.trust;
     const verdict = this.verdictFor(req, trust);
@@ -232,7 +233,7 @@ export class RequestHeaderAuthenticator {
     return { ok: true, user: ANONYMOUS };
   }
 
-  private fromHeaders(req: IncomingMessage, trust: Trust): UserInfo | undefined {
+  private fromHeaders(req: ApiRequest, trust: Trust): UserInfo | undefined {
     let name: string | undefined;
     for (const h of trust.cfg.usernameHeaders) {
       name = headerValues(req, h).find((v) => v.trim() !== '');
@@ -263,7 +264,7 @@ export class RequestHeaderAuthenticator {
     return { name, ...(uid ? { uid } : {}), groups, extra };
   }
 
-  private stripIdentityHeaders(req: IncomingMessage, trust: Trust): void {
+  private stripIdentityHeaders(req: ApiRequest, trust: Trust): void {
     for (const h of Object.keys(req.headers)) {
       if (trust.identityHeaders.includes(h) || trust.extraPrefixes.some((p) => h.startsWith(p))) delete req.headers[h];
     }

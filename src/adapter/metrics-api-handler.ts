@@ -8,7 +8,7 @@
 // (a POST is reviewed as verb "create") before the handler answers 405, so a caller without rights learns
 // only 403, and our SubjectAccessReviews carry the same attributes as the reference's. What a POST could
 // cost before authorization is its body, and that is refused first: nothing here reads a body.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { constants as http2Constants } from 'node:http2';
 import type { Logger } from 'pino';
 import { requestInfo, BadPathError, type RequestInfo } from './request-info.ts';
 import { statusBody, MetricError } from './status.ts';
@@ -19,7 +19,7 @@ import type { RemoteAdapter } from './remote-adapter.ts';
 import { authenticateAndAuthorize, type FilterDeps } from './request-filters.ts';
 import { ProviderRegistry } from './provider-registry.ts';
 import { answer } from './router.ts';
-import { send } from './http-reply.ts';
+import { send, type ApiRequest, type ApiResponse } from './http-reply.ts';
 
 export interface HandlerDeps extends FilterDeps {
   custom: CustomMetricProvider[];
@@ -47,7 +47,7 @@ function route(method: string, path: string): RequestInfo {
  * request is known by its first chunk, or its end when empty (Node's client sends POST/PUT without a body
  * as an empty chunked stream). At most one chunk is buffered; the headers/request timeouts bound the wait.
  */
-export function hasBody(req: IncomingMessage): boolean | Promise<boolean> {
+export function hasBody(req: ApiRequest): boolean | Promise<boolean> {
   const cl = req.headers['content-length'];
   if (cl !== undefined && Number(cl) !== 0) return true;
   const te = req.headers['transfer-encoding'];
@@ -71,7 +71,7 @@ export function hasBody(req: IncomingMessage): boolean | Promise<boolean> {
 export function createMetricsApiHandler(deps: HandlerDeps) {
   const router = { providers: new ProviderRegistry(deps.custom, deps.external, deps.remote), ...(deps.promText ? { promText: deps.promText } : {}) };
 
-  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return async function handle(req: ApiRequest, res: ApiResponse): Promise<void> {
     const started = process.hrtime.bigint();
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -84,8 +84,11 @@ export function createMetricsApiHandler(deps: HandlerDeps) {
       if (body === true || (body !== false && (await body))) {
         // Not read, not drained: answer and close, so a client streaming a large body costs one small write.
         code = 413;
-        res.setHeader('Connection', 'close');
+        // HTTP/1.1: close the connection. HTTP/2 forbids connection headers; the stream alone is ended once
+        // the answer is sent, with RST_STREAM NO_ERROR (RFC 9113 §8.1), and the session goes on.
+        if (!('stream' in req)) res.setHeader('Connection', 'close');
         send(res, req, 413, statusBody(413, 'request bodies are not accepted by the metrics API'));
+        if ('stream' in req) req.stream.close(http2Constants.NGHTTP2_NO_ERROR);
         return;
       }
       const info = route(req.method ?? 'GET', path);

@@ -1,12 +1,11 @@
 // Which provider answers a metric: ours first (each provider says what it owns), otherwise the remote
 // adapter when one is configured (--remote-adapter, docs/crane-behaviour.md §C.1), whose discovery entries
 // are listed beside ours.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LabelSelector } from '../selectors/label-selector.ts';
 import type { CustomMetricProvider, ExternalMetricProvider } from './providers/provider.ts';
 import type { RemoteAdapter } from './remote-adapter.ts';
 import { CUSTOM_GROUP, EXTERNAL_GROUP } from './request-info.ts';
-import { send } from './http-reply.ts';
+import { send, type ApiRequest, type ApiResponse } from './http-reply.ts';
 import { statusBody } from './status.ts';
 
 export class ProviderRegistry {
@@ -41,7 +40,7 @@ export class ProviderRegistry {
   }
 
   /** Answers a request no provider of ours owns: from the remote adapter, or 404. Returns the status code. */
-  async proxy(req: IncomingMessage, res: ServerResponse, notFoundMessage: string): Promise<number> {
+  async proxy(req: ApiRequest, res: ApiResponse, notFoundMessage: string): Promise<number> {
     if (!this.remote) {
       send(res, req, 404, statusBody(404, notFoundMessage));
       return 404;

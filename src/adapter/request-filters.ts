@@ -2,16 +2,16 @@
 // (front-proxy certificate and request headers, or a client certificate), then authorize the exact request
 // with a SubjectAccessReview (system:masters skips it). A refusal is the metav1.Status the Go library
 // writes (docs/metrics-api.md §5.3, §5.4).
-import type { IncomingMessage } from 'node:http';
 import type { AuthnResult, UserInfo } from './authn.ts';
 import type { Authorizer } from './authz.ts';
 import type { RequestInfo } from './request-info.ts';
 import { statusBody } from './status.ts';
+import type { ApiRequest } from './http-reply.ts';
 
 const ALWAYS_ALLOWED_GROUP = 'system:masters';
 
 export interface FilterDeps {
-  authenticate(req: IncomingMessage): AuthnResult;
+  authenticate(req: ApiRequest): AuthnResult;
   authorizer: Authorizer;
 }
 
@@ -31,7 +31,7 @@ export function forbiddenMessage(user: UserInfo, info: RequestInfo): { message: 
   };
 }
 
-export async function authenticateAndAuthorize(deps: FilterDeps, req: IncomingMessage, info: RequestInfo): Promise<FilterResult> {
+export async function authenticateAndAuthorize(deps: FilterDeps, req: ApiRequest, info: RequestInfo): Promise<FilterResult> {
   const authn = deps.authenticate(req);
   if (!authn.ok) return { ok: false, code: 401, body: statusBody(401, 'Unauthorized') };
   const user = authn.user;

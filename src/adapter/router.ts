@@ -1,12 +1,11 @@
 // Answers a routed, authenticated and authorized request: discovery documents, custom and external metric
 // values from their providers (or the remote adapter), and the process's Prometheus text. Health paths
 // never get here: the pipeline answers them before authentication.
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CUSTOM_GROUP, type Route } from './request-info.ts';
 import { MetricError, statusBody } from './status.ts';
 import { parseLabelSelector } from '../selectors/label-selector.ts';
 import type { ProviderRegistry } from './provider-registry.ts';
-import { queryOf, send } from './http-reply.ts';
+import { queryOf, send, type ApiRequest, type ApiResponse } from './http-reply.ts';
 import * as wire from './wire-format.ts';
 
 export type RoutedRequest = Exclude<Route, { kind: 'health' }>;
@@ -33,7 +32,7 @@ function labelled(label: { metric: string }, code: number, metric: string): numb
  * Writes the answer and returns its status code. `label.metric` names the request in the request metrics; it
  * is set before a provider runs, so a provider's error is counted under its metric too.
  */
-export async function answer(deps: RouterDeps, req: IncomingMessage, res: ServerResponse, route: RoutedRequest, nowMs: number, label: { metric: string }): Promise<number> {
+export async function answer(deps: RouterDeps, req: ApiRequest, res: ApiResponse, route: RoutedRequest, nowMs: number, label: { metric: string }): Promise<number> {
   const q = queryOf(req.url ?? '');
   switch (route.kind) {
     case 'discovery-root':

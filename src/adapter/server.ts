@@ -1,10 +1,15 @@
-// startMetricsAdapter: the HTTPS server behind the custom/external metrics APIServices. HTTP/1.1 only
-// (docs/metrics-api.md §6.3: Go negotiates h2 only if offered), client certificates requested but verified
-// per request by the authenticator, long keep-alive so pooled Go connections never race Node's idle timeout,
-// and bounded everywhere else: handshake, headers and whole-request deadlines and a connection cap, so a
-// slow or flooding client holds a bounded share of the process (SERVER_LIMITS).
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+// startMetricsAdapter: the HTTPS server behind the custom/external metrics APIServices. HTTP/2 with HTTP/1.1
+// for clients that do not offer it (docs/metrics-api.md §6.3): kube-apiserver's proxy negotiates h2 and
+// then sends every HPA's request over one connection, where with HTTP/1.1 it opens one more connection (a
+// TLS handshake on both sides) for each request in flight at once, so a moment of slowness used to turn into
+// dozens of handshakes on the serving thread. Client certificates are requested but verified per
+// connection by the authenticator; idle connections are kept long so pooled Go connections never race our
+// idle timeout; everything else is bounded: handshake, headers and whole-request deadlines, streams per
+// connection and a connection cap, so a slow or flooding client holds a bounded share of the process
+// (SERVER_LIMITS).
+import { constants as http2Constants, createSecureServer, type Http2SecureServer } from 'node:http2';
+import type { AddressInfo, Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { RequestHeaderAuthenticator, type RequestHeaderConfig } from './authn.ts';
@@ -64,6 +69,8 @@ export interface ServerLimits {
   keepAliveTimeoutMs: number;
   /** Concurrent connections; more are closed at accept (--max-connections). */
   maxConnections: number;
+  /** Requests in flight at once on one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
+  maxStreamsPerConnection: number;
 }
 
 export const SERVER_LIMITS: Readonly<ServerLimits> = {
@@ -72,6 +79,9 @@ export const SERVER_LIMITS: Readonly<ServerLimits> = {
   requestTimeoutMs: 60_000,
   keepAliveTimeoutMs: 120_000,
   maxConnections: 1024,
+  // Go's HTTP/2 server default (golang.org/x/net/http2 defaultMaxStreams); a Go client opens another
+  // connection rather than queue past it.
+  maxStreamsPerConnection: 250,
 };
 
 export interface MetricsAdapterHandle {
@@ -126,25 +136,43 @@ export async function startMetricsAdapter(
   // req/res (Object.setPrototypeOf), which pushes Node's own HTTP write path off V8's fast paths: with it in
   // front, `npm run bench -- adapter` served about half the requests per second (BENCHMARKS.md).
   const limits: ServerLimits = { ...SERVER_LIMITS, ...options.limits };
-  const server: Server = createServer(
+  const server: Http2SecureServer = createSecureServer(
     {
       cert: serving.cert,
       key: serving.key,
       requestCert: true,
       rejectUnauthorized: false,
+      allowHTTP1: true,
       handshakeTimeout: limits.handshakeTimeoutMs,
-      // How often Node checks the headers/request deadlines (its default, 30 s, would let a 30 s bound become 60 s).
-      connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(limits.headersTimeoutMs / 4))),
+      settings: { maxConcurrentStreams: limits.maxStreamsPerConnection },
     },
     (req, res) => {
       void handle(req, res);
     },
   );
-  server.headersTimeout = limits.headersTimeoutMs;
-  server.requestTimeout = limits.requestTimeoutMs;
-  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  // HTTP/1.1 connections: Node's HTTP/1 bounds, which an HTTP/2 server with allowHTTP1 applies to them.
+  // connectionsCheckingInterval is how often Node checks the headers/request deadlines (its default, 30 s,
+  // would let a 30 s bound become 60 s); the HTTP/2 server reads it from the instance.
+  Object.assign(server, {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(5_000, Math.floor(limits.headersTimeoutMs / 4))),
+  });
+  // Idle connections of either protocol are closed after the keep-alive time; an HTTP/2 stream that sends
+  // nothing for the whole-request time is cancelled (HTTP/2 has no headers clock of its own: its request
+  // headers arrive in one frame, whose size nghttp2 bounds).
+  server.setTimeout(limits.keepAliveTimeoutMs);
+  server.on('stream', (stream) => stream.setTimeout(limits.requestTimeoutMs, () => stream.close(http2Constants.NGHTTP2_CANCEL)));
   server.maxConnections = limits.maxConnections;
   server.on('drop', () => metrics.droppedConnections.inc());
+  server.on('secureConnection', (s: TLSSocket) => metrics.connections.inc({ protocol: typeof s.alpnProtocol === 'string' ? s.alpnProtocol : 'http/1.1' }));
+  // Http2SecureServer has no closeAllConnections: the open sockets are tracked for close().
+  const sockets = new Set<Socket>();
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.once('close', () => sockets.delete(s));
+  });
   server.on('tlsClientError', (err) => logger.debug({ err }, 'TLS handshake failed'));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -161,8 +189,8 @@ export async function startMetricsAdapter(
     close: () =>
       new Promise<void>((resolve) => {
         remote?.close();
-        server.closeAllConnections();
         server.close(() => resolve());
+        for (const s of sockets) s.destroy();
       }),
   };
 }

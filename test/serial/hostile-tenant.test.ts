@@ -114,6 +114,12 @@ async function serveLatencyBuckets(serve: AdapterProcess): Promise<Map<number, n
   return out;
 }
 
+/** Connections to serve's metrics API so far, by the protocol negotiated. */
+async function serveConnections(serve: AdapterProcess): Promise<Record<string, number>> {
+  const text = await (await fetch(`${serve.metricsUrl}/metrics`)).text();
+  return Object.fromEntries([...text.matchAll(/^ehpa_adapter_metrics_api_connections_total\{protocol="([^"]+)"\} (\S+)$/gm)].map((m) => [m[1] as string, Number(m[2])]));
+}
+
 /** The histogram bucket bound (ms) holding the 99th percentile of what was observed between two reads. */
 function bucketP99Ms(before: Map<number, number>, after: Map<number, number>): number {
   const bounds = [...after.keys()].sort((a, b) => a - b);
@@ -278,6 +284,7 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     await eventLoopP99Ms(serve); // resets the window: the next read covers the attack only
     const cpuBefore = cpuByCommand(pid);
     const bucketsBefore = await serveLatencyBuckets(serve);
+    const connectionsBefore = await serveConnections(serve);
     const attackStart = performance.now();
     let maxRss = rssBytes(pid);
     const rssTimer = setInterval(() => {
@@ -344,6 +351,14 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     });
     console.log(`      over 2× the baseline p99, by second of the attack: ${[...slowBySecond].map(([sec, n]) => `${sec}s:${n}`).join(' ') || 'none'}`);
 
+    // kube-apiserver's proxy reaches serve over HTTP/2, on the connections it already had, through two
+    // thousand requests and the attack's slowdown: over HTTP/1.1 it opened one per request in flight (49 in
+    // one second of the attack, each a TLS handshake on both sides; measured 2026-11-27 before serve spoke h2).
+    const connections = await serveConnections(serve);
+    console.log(`      connections kube-apiserver opened to serve, by protocol: before the attack ${JSON.stringify(connectionsBefore)}, after ${JSON.stringify(connections)}`);
+    expect(connections['http/1.1'] ?? 0, 'HTTP/1.1 connections to serve').to.equal(0);
+    expect(connectionsBefore.h2 ?? 0, 'h2 connections before the attack').to.be.at.least(1);
+    expect((connections.h2 ?? 0) - (connectionsBefore.h2 ?? 0), 'h2 connections opened during the attack').to.be.at.most(2);
     expect(maxRss).to.be.below(CONTAINER_LIMIT_BYTES);
     expect(serve.running, 'serve never exited or restarted').to.equal(true);
     expect(serve.pid).to.equal(pid);

@@ -32,8 +32,8 @@ function readUntilClosed(s: TLSSocket | import('node:net').Socket, ms: number): 
 describe('metrics API server bounds (L1)', function () {
   this.timeout(30_000);
 
-  it('production limits: 10 s handshake, 30 s headers, 60 s request, 120 s keep-alive, 1024 connections', () => {
-    expect(SERVER_LIMITS).to.deep.equal({ handshakeTimeoutMs: 10_000, headersTimeoutMs: 30_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 120_000, maxConnections: 1024 });
+  it('production limits: 10 s handshake, 30 s headers, 60 s request, 120 s keep-alive, 1024 connections, 250 HTTP/2 streams each', () => {
+    expect(SERVER_LIMITS).to.deep.equal({ handshakeTimeoutMs: 10_000, headersTimeoutMs: 30_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 120_000, maxConnections: 1024, maxStreamsPerConnection: 250 });
   });
 
   describe('request bodies', () => {
