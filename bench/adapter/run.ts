@@ -2,6 +2,8 @@
 // v1.37.0 with an equivalent in-memory provider, bench/adapter/go) on loopback HTTPS, same fixture (1,000
 // EHPAs, 10,000 pods), same load (autocannon, keep-alive, front-proxy client certificate, system:masters so
 // neither side calls out for authorization). Rounds alternate between the servers; medians are reported.
+// BENCH_PROTOCOL=h2: the load is one HTTP/2 connection with BENCH_CONNECTIONS streams in flight
+// (h2-load.ts), as kube-apiserver's proxy sends it, instead of autocannon's HTTP/1.1 connections.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
@@ -13,12 +15,14 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { issueCertificate } from '../../src/adapter/cert-factory.ts';
 import { makeFixture, EHPAS, NAMESPACES } from './fixture.ts';
+import { h2Load } from './h2-load.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const GO_REF = 'v1.37.0';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const PROTOCOL = process.env.BENCH_PROTOCOL === 'h2' ? 'h2' : 'http/1.1';
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -126,35 +130,38 @@ async function main() {
     ['Pods metric crane_pod_cpu_usage (1,000 EHPAs round-robin)', podPath],
     ['discovery /apis/custom.metrics.k8s.io/v1beta2', () => '/apis/custom.metrics.k8s.io/v1beta2'],
   ];
+  /** One load run against one server, by the protocol chosen. */
+  const load = async (port: number, durationS: number, pathFor: (i: number) => string) => {
+    let i = 0;
+    if (PROTOCOL === 'h2') {
+      const r = await h2Load({ port, streams: CONNECTIONS, durationS, pathFor, headers, tls: tlsOptions });
+      return { rps: r.rps, p50: r.p50, p99: r.p99, bad: r.non2xx + r.errors };
+    }
+    const r = await autocannon({
+      url: `https://localhost:${port}`, connections: CONNECTIONS, duration: durationS, headers, tlsOptions,
+      requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: pathFor(i++) }) }],
+    });
+    return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts };
+  };
   const rows: string[] = [];
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
   for (const [scenario, pathFor] of scenarios) {
     // Warm-up (JIT, TLS sessions, caches) for every server before anything is timed.
-    for (const [, port] of servers) {
-      let i = 0;
-      await autocannon({
-        url: `https://localhost:${port}`, connections: CONNECTIONS, duration: 2, headers, tlsOptions,
-        requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: pathFor(i++) }) }],
-      });
-    }
+    for (const [, port] of servers) await load(port, 2, pathFor);
     const results = new Map<string, { rps: number[]; p50: number[]; p99: number[] }>();
     for (let round = 0; round < ROUNDS; round++) {
       // Rotate the order each round so no server always runs first (or right after another).
       const order = servers.map((_, k) => servers[(k + round) % servers.length]!);
       for (const [name, port] of order) {
-        let i = 0;
-        const r = await autocannon({
-          url: `https://localhost:${port}`, connections: CONNECTIONS, duration: DURATION, headers, tlsOptions,
-          requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: pathFor(i++) }) }],
-        });
+        const r = await load(port, DURATION, pathFor);
         // A server that answers errors quickly would look fast: such a round invalidates the comparison.
-        if (r.non2xx || r.errors || r.timeouts) throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts under load`);
+        if (r.bad) throw new Error(`${name}: ${r.bad} non-2xx answers, errors or timeouts under load`);
         const acc = results.get(name) ?? { rps: [], p50: [], p99: [] };
-        acc.rps.push(r.requests.average);
-        acc.p50.push(r.latency.p50);
-        acc.p99.push(r.latency.p99);
+        acc.rps.push(r.rps);
+        acc.p50.push(r.p50);
+        acc.p99.push(r.p99);
         results.set(name, acc);
-        console.log(`  ${scenario} | ${name} | round ${round + 1}: ${r.requests.average.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms`);
+        console.log(`  ${scenario} | ${name} | round ${round + 1}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms`);
       }
     }
     const ours = results.get(servers[0]![0])!;
@@ -165,7 +172,8 @@ async function main() {
       rows.push(`| ${scenario} | ${name} | ${median(x.rps).toFixed(0)} | ${median(x.p50)} | ${median(x.p99)}${ratio} |`);
     }
   }
-  console.log(`\nadapter benchmark: ${EHPAS} EHPAs in ${NAMESPACES} namespaces, ${fx.pods.length} pods; ${CONNECTIONS} keep-alive connections, ${DURATION} s x ${ROUNDS} rounds per server (medians); ${cpus().length} CPUs (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end), Node ${process.version}`);
+  const shape = PROTOCOL === 'h2' ? `one HTTP/2 connection with ${CONNECTIONS} streams in flight` : `${CONNECTIONS} keep-alive HTTP/1.1 connections`;
+  console.log(`\nadapter benchmark: ${EHPAS} EHPAs in ${NAMESPACES} namespaces, ${fx.pods.length} pods; ${shape}, ${DURATION} s x ${ROUNDS} rounds per server (medians); ${cpus().length} CPUs (load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end), Node ${process.version}`);
   console.log('| scenario | server | req/s | p50 ms | p99 ms | ours/this req/s | ours/this p99 |');
   console.log('|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);

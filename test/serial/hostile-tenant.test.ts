@@ -358,7 +358,9 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     console.log(`      connections kube-apiserver opened to serve, by protocol: before the attack ${JSON.stringify(connectionsBefore)}, after ${JSON.stringify(connections)}`);
     expect(connections['http/1.1'] ?? 0, 'HTTP/1.1 connections to serve').to.equal(0);
     expect(connectionsBefore.h2 ?? 0, 'h2 connections before the attack').to.be.at.least(1);
-    expect((connections.h2 ?? 0) - (connectionsBefore.h2 ?? 0), 'h2 connections opened during the attack').to.be.at.most(2);
+    // A few may come from kube-apiserver rebuilding an APIService's transport (three APIServices, each with its
+    // proxy and its availability check); a connection per request in flight would be dozens.
+    expect((connections.h2 ?? 0) - (connectionsBefore.h2 ?? 0), 'h2 connections opened during the attack').to.be.at.most(6);
     expect(maxRss).to.be.below(CONTAINER_LIMIT_BYTES);
     expect(serve.running, 'serve never exited or restarted').to.equal(true);
     expect(serve.pid).to.equal(pid);
