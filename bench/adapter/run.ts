@@ -132,11 +132,11 @@ async function main() {
   ];
   /** One load run against one server, by the protocol chosen. */
   const load = async (port: number, durationS: number, pathFor: (i: number) => string) => {
-    let i = 0;
     if (PROTOCOL === 'h2') {
       const r = await h2Load({ port, streams: CONNECTIONS, durationS, pathFor, headers, tls: tlsOptions });
       return { rps: r.rps, p50: r.p50, p99: r.p99, bad: r.non2xx + r.errors };
     }
+    let i = 0;
     const r = await autocannon({
       url: `https://localhost:${port}`, connections: CONNECTIONS, duration: durationS, headers, tlsOptions,
       requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, path: pathFor(i++) }) }],

@@ -1,6 +1,6 @@
 // Writing an answer on the metrics API port: one place for the headers every response carries.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { Http2ServerRequest, Http2ServerResponse, ServerHttp2Stream } from 'node:http2';
 
 /** A request on the metrics API port: HTTP/2 (what kube-apiserver's proxy negotiates) or HTTP/1.1. */
 export type ApiRequest = IncomingMessage | Http2ServerRequest;
@@ -13,7 +13,12 @@ export type ApiResponse = ServerResponse | Http2ServerResponse;
  * certificate) is keyed by it.
  */
 export function connectionOf(req: ApiRequest): object {
-  return ('stream' in req ? req.stream.session : undefined) ?? req.socket;
+  return http2StreamOf(req)?.session ?? req.socket;
+}
+
+/** The HTTP/2 stream a request came on; undefined for HTTP/1.1. */
+export function http2StreamOf(req: ApiRequest): ServerHttp2Stream | undefined {
+  return 'stream' in req ? req.stream : undefined;
 }
 
 export function send(res: ApiResponse, req: ApiRequest, code: number, body: unknown, contentType = 'application/json'): void {

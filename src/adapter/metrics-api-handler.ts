@@ -19,7 +19,7 @@ import type { RemoteAdapter } from './remote-adapter.ts';
 import { authenticateAndAuthorize, type FilterDeps } from './request-filters.ts';
 import { ProviderRegistry } from './provider-registry.ts';
 import { answer } from './router.ts';
-import { send, type ApiRequest, type ApiResponse } from './http-reply.ts';
+import { http2StreamOf, send, type ApiRequest, type ApiResponse } from './http-reply.ts';
 
 export interface HandlerDeps extends FilterDeps {
   custom: CustomMetricProvider[];
@@ -86,9 +86,10 @@ export function createMetricsApiHandler(deps: HandlerDeps) {
         code = 413;
         // HTTP/1.1: close the connection. HTTP/2 forbids connection headers; the stream alone is ended once
         // the answer is sent, with RST_STREAM NO_ERROR (RFC 9113 §8.1), and the session goes on.
-        if (!('stream' in req)) res.setHeader('Connection', 'close');
+        const stream = http2StreamOf(req);
+        if (!stream) res.setHeader('Connection', 'close');
         send(res, req, 413, statusBody(413, 'request bodies are not accepted by the metrics API'));
-        if ('stream' in req) req.stream.close(http2Constants.NGHTTP2_NO_ERROR);
+        stream?.close(http2Constants.NGHTTP2_NO_ERROR);
         return;
       }
       const info = route(req.method ?? 'GET', path);
