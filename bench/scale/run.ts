@@ -18,13 +18,13 @@
 //   - a kube-apiserver restart (watch resume, not relists) and, with SCALE_CHURN_S, pod churn at
 //     SCALE_CHURN_RATE (default 50/s) with serve's RSS sampled every second.
 // kube-controller-manager's own HPA runs with a 1 h sync period so the load generator alone sets the rate.
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { loadavg } from 'node:os';
 import { parseAllDocuments } from 'yaml';
 import { join } from 'node:path';
 import {
-  createNamespace, deploymentObject, installCrds, installManifestRbac, startCluster, waitFor, type Cluster,
+  cpuByCommand, cpuSpentSince, createNamespace, deploymentObject, installCrds, installManifestRbac, startCluster, waitFor, type Cluster,
 } from '../../test/e2e/harness/index.ts';
 import { runningStatus } from './pod-status.ts';
 import { startStubPrometheus } from '../forecast-offload/stub-prometheus.ts';
@@ -51,6 +51,8 @@ const SWEEP_S = Number(process.env['SCALE_SWEEP_S'] ?? 10);
 // per request, here to the stub Prometheus inside this bench process.
 const LOAD_MIX = process.env['SCALE_LOAD_MIX'] ?? 'ready';
 const CREATE_CONCURRENCY = 24;
+// With SCALE_PROFILE_DIR=DIR, kube-apiserver's CPU profile over the HPA-rate load is written there.
+const PROFILE_DIR = process.env['SCALE_PROFILE_DIR'];
 
 interface Lat { phase: string; rate: number; n: number; errors: number; p50: number; p99: number; max: number }
 interface Row {
@@ -127,6 +129,23 @@ function processCpu(pid: number): number {
 function rssBytes(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) * 1024 : 0;
+}
+/** kube-apiserver's CPU profile over `seconds` (its /debug/pprof/profile, as the admin), written to `file`. */
+async function apiserverProfile(c: Cluster, seconds: number, file: string): Promise<string> {
+  const url = new URL(`${c.apiserverUrl}/debug/pprof/profile?seconds=${seconds}`);
+  const body = await new Promise<{ status: number; data: Buffer }>((done, fail) => {
+    const req = request(url, { ca: readFileSync(c.clusterCaPath), cert: readFileSync(c.pki.admin.certPath), key: readFileSync(c.pki.admin.keyPath) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (d: Buffer) => chunks.push(d));
+      res.on('end', () => done({ status: res.statusCode ?? 0, data: Buffer.concat(chunks) }));
+      res.on('error', fail);
+    });
+    req.on('error', fail);
+    req.end();
+  });
+  if (body.status !== 200) return `not taken: ${body.status} ${body.data.toString('utf8', 0, 200)}`;
+  writeFileSync(file, body.data);
+  return file;
 }
 /** serve's API requests so far, by verb, or by verb and resource (`PATCH timeseriespredictions.prediction.crane.io/status`). */
 async function apiRequests(metricsUrl: string, byResource = false): Promise<Map<string, number>> {
@@ -460,14 +479,20 @@ async function runSize(n: number): Promise<Row> {
       const viaAggregator: Target = { host: apiserver.hostname, port: apiserver.port };
       await load(viaAggregator, agent, paths, Math.min(rate, 50), 5, 'warm-up');
       const cpuL0 = processCpu(pid);
+      const named = new Map([[pid, 'serve'], [process.pid, 'bench (load generator)']]);
+      const cpuByProcess0 = cpuByCommand(named);
       const tl = performance.now();
-      const lat = [
-        await load(viaAggregator, agent, paths, rate, LOAD_S, `HPA rate (${requests.length} metrics / 15 s)`),
-        await load(viaAggregator, agent, paths, rate * 4, BURST_S, 'burst 4x'),
-      ];
+      // Where the HPA rate's latency goes: with SCALE_PROFILE_DIR, kube-apiserver's own CPU profile over
+      // the load (its /debug/pprof, as the admin), beside the CPU every process spent.
+      const profile = PROFILE_DIR ? apiserverProfile(cluster, Math.min(LOAD_S, 30), join(PROFILE_DIR, `kube-apiserver-${n}-hpa-rate.pprof`)) : undefined;
+      const hpaRate = await load(viaAggregator, agent, paths, rate, LOAD_S, `HPA rate (${requests.length} metrics / 15 s)`);
+      const cpuDuringHpaRate = cpuSpentSince(cpuByProcess0, named);
+      const lat = [hpaRate, await load(viaAggregator, agent, paths, rate * 4, BURST_S, 'burst 4x')];
       const serveCpuUnderLoad = (processCpu(pid) - cpuL0) / ((performance.now() - tl) / 1000);
       const showLat = (l: Lat) => console.log(`  ${l.phase}: ${l.rate} req/s, ${l.n} ok, ${l.errors} errors, p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, max ${l.max.toFixed(0)} ms`);
       lat.forEach(showLat);
+      console.log(`  CPU by process over the ${LOAD_S} s at the HPA rate: ${cpuDuringHpaRate}`);
+      if (profile) console.log(`  kube-apiserver CPU profile over the HPA rate: ${await profile} (go tool pprof -top -cum)`);
       const sweep: Row['sweep'] = [];
       if (SWEEP.length > 0) {
         const fp = cluster.frontProxy;

@@ -10,10 +10,10 @@
 // restarts, and mallory reads nothing of victim by any path. kwok plays the nodes: kube-scheduler binds the
 // pods, kwok runs them and reports their CPU, the real metrics-server serves it to the HPA.
 import { expect } from 'chai';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { createDeployment, createNamespace, waitFor, waitHpa, waitReplicas, type AdapterProcess, type Cluster, type RestClient } from '../e2e/harness/index.ts';
+import { cpuByCommand, cpuSpentSince, createDeployment, createNamespace, waitFor, waitHpa, waitReplicas, type AdapterProcess, type Cluster, type RestClient } from '../e2e/harness/index.ts';
 import { CRANE_TRACES, useCluster } from '../e2e/helpers.ts';
 import { startPodCpu, type PodCpu } from '../e2e/pod-cpu.ts';
 import { cronSelector, cronWindowNow, ehpaObject, ehpaPath, installForServe, post, startServe, tspPath, waitObj, type Obj } from '../e2e/scenario-helpers.ts';
@@ -59,37 +59,6 @@ function p99(samples: number[]): number {
 function rssBytes(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(m?.[1] ?? 0) * 1024;
-}
-
-/** CPU seconds used so far by every process on the machine, by command name (utime + stime, clock ticks at
- *  100 Hz; serve and this test by pid, as both are `node`), for the attack's diagnostic line: who spent the two cores while the victim waited. */
-function cpuByCommand(servePid: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const comm = stat.slice(stat.indexOf('(') + 1, close);
-      const f = stat.slice(close + 2).split(' ');
-      const key = Number(pid) === servePid ? 'serve' : Number(pid) === process.pid ? 'test' : comm;
-      out.set(key, (out.get(key) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
-    } catch {
-      // the process ended between readdir and read
-    }
-  }
-  return out;
-}
-
-function cpuSpentSince(servePid: number, before: Map<string, number>): string {
-  const after = cpuByCommand(servePid);
-  return [...after]
-    .map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const)
-    .filter(([, v]) => v >= 0.1)
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 8)
-    .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
-    .join(', ');
 }
 
 /** serve's own event-loop delay p99 since the last scrape (prom-client resets it on each collect). */
@@ -282,7 +251,8 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     };
     const pid = serve.pid as number;
     await eventLoopP99Ms(serve); // resets the window: the next read covers the attack only
-    const cpuBefore = cpuByCommand(pid);
+    const named = new Map([[pid, 'serve'], [process.pid, 'test']]);
+    const cpuBefore = cpuByCommand(named);
     const bucketsBefore = await serveLatencyBuckets(serve);
     const connectionsBefore = await serveConnections(serve);
     const attackStart = performance.now();
@@ -335,7 +305,7 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     }
     const loopP99 = await eventLoopP99Ms(serve);
     console.log(`      serve's own answer time p99 (histogram bucket): before ≤ ${serveP99BeforeMs} ms, during ≤ ${bucketP99Ms(bucketsBefore, await serveLatencyBuckets(serve))} ms`);
-    console.log(`      attack ${((performance.now() - attackStart) / 1000).toFixed(1)} s; CPU spent meanwhile: ${cpuSpentSince(pid, cpuBefore)}`);
+    console.log(`      attack ${((performance.now() - attackStart) / 1000).toFixed(1)} s; CPU spent meanwhile: ${cpuSpentSince(cpuBefore, named)}`);
     const slowest = [...latencies.during].sort((a, b) => b - a).slice(0, 5).map((x) => x.toFixed(0));
     console.log(`      ${latencies.during.length} victim requests during the attack; slowest ms: ${slowest.join(', ')}; serve event-loop p99 ${loopP99.toFixed(1)} ms; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
     // serve's own loop never stalls, whatever the machine's load: fits run in workers (docs/security.md §8).

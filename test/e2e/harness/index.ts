@@ -7,6 +7,7 @@ export { parseTraceCsv, shiftTrace, toOpenMetrics, cumulativeCpuSeconds } from '
 export { METRICS_API_SERVICES } from './aggregation.ts';
 export { loadKustomization, applyObjects, applyComponent, MANIFESTS_DIR } from './manifests.ts';
 export { waitFor } from './processes.ts';
+export { cpuByCommand, cpuSpentSince } from './cpu-by-process.ts';
 export type { AdapterProcess } from './adapter-process.ts';
 export { recordEviction, type EvictionOffender } from './kubelet-events.ts';
 export {
