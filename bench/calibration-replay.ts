@@ -4,13 +4,16 @@
 //
 //   node --import tsx bench/calibration-replay.ts record --dir DIR [--jobs 2] [--traces input1,nab]
 //   node --import tsx bench/calibration-replay.ts replay --dir DIR [--calibration path/to/variant.ts] [--rows]
+//   node --import tsx bench/calibration-replay.ts replay --dir DIR --candidates [--rows]
 //
 // `record` fits every cut point once and stores, per trace, what calibrateWindowMax is given for each window,
 // the uncalibrated forecast's window maxima (served when the calibration has too little history), the actual
 // window maxima, crane mode's and the baselines'. `replay` runs calibrateWindowMax, or the export of that
 // name in the module --calibration names, on those inputs and prints the rolling-origin summary: with the
 // shipped calibration it reproduces the `auto` column of `npm run eval:forecast -- --rolling` exactly
-// (test/unit/prediction/dsp/calibration-replay.test.ts). The pure parts are recordTrace and replayTrace.
+// (test/unit/prediction/dsp/calibration-replay.test.ts). `--candidates` instead scores every candidate as if
+// it were served alone at every cut point (× its own multiplier): the best of them in hindsight is the most
+// any choice among these candidates can reach. The pure parts are recordTrace, replayTrace and replayCandidates.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -94,6 +97,35 @@ export function replayTrace(cuts: readonly RecordedCut[], calibrate: Calibrate =
   return pairs;
 }
 
+/** A candidate's family: blends differ only in their weights. */
+const family = (method: string) => (method.startsWith('blend(') ? 'blend' : method);
+
+/**
+ * pairs[window][family]: what serving each candidate (× its own multiplier) at every cut point would have
+ * given, for the families scored at every cut point of the trace. The best of them in hindsight bounds what
+ * any choice among these candidates can reach.
+ */
+export function replayCandidates(cuts: readonly RecordedCut[], calibrate: Calibrate = calibrateWindowMax): Record<number, Record<string, WindowPair[]>> {
+  const out: Record<number, Record<string, WindowPair[]>> = {};
+  const scored: Record<number, number> = {};
+  for (const c of cuts) {
+    for (const win of c.windows) {
+      if (win.actualMax === undefined) continue;
+      const w = win.windowSeconds;
+      const byFamily = (out[w] ??= {});
+      scored[w] = (scored[w] ?? 0) + 1;
+      const calibrated = calibrate(win.input, { target: c.coverage, windowSeconds: w });
+      for (const cand of calibrated?.summary.candidates ?? []) {
+        (byFamily[family(cand.method)] ??= []).push({ forecastMax: cand.multiplier * cand.windowMax, actualMax: win.actualMax });
+      }
+    }
+  }
+  for (const [w, byFamily] of Object.entries(out)) {
+    for (const f of Object.keys(byFamily)) if (byFamily[f]?.length !== scored[Number(w)]) delete byFamily[f];
+  }
+  return out;
+}
+
 async function record(dir: string, jobs: number, filter: string[] | null): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const traces = allTraces()
@@ -127,11 +159,36 @@ function recordWorker(dir: string, indices: number[]): void {
   }
 }
 
-async function replay(dir: string, modulePath: string | null, rows: boolean): Promise<void> {
+async function replay(dir: string, modulePath: string | null, rows: boolean, perCandidate: boolean): Promise<void> {
   const calibrate: Calibrate = modulePath ? ((await import(pathToFileURL(resolve(modulePath)).href)) as { calibrateWindowMax: Calibrate }).calibrateWindowMax : calibrateWindowMax;
   const summary = new Map<number, { covered: number; least: number; traces: number }>();
+  const hindsight = new Map<number, { traces: number; anyLeast: number; byFamily: Map<string, number> }>();
+  const pct = (x: number) => (100 * x).toFixed(0);
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.v8')).sort()) {
     const { name, cuts } = deserialize(readFileSync(join(dir, f))) as { name: string; cuts: RecordedCut[] };
+    const rivalPairs = replayTrace(cuts, () => null);
+    if (perCandidate) {
+      for (const [w, byFamily] of Object.entries(replayCandidates(cuts, calibrate))) {
+        const rivals = rivalPairs[Number(w)] as Record<Rival, WindowPair[]>;
+        const bestRival = Math.min(...RIVALS.map((r) => (rivals[r].length > 0 ? scoreWindows(rivals[r]).slackAtLevel : Infinity)));
+        const h = hindsight.get(Number(w)) ?? { traces: 0, anyLeast: 0, byFamily: new Map<string, number>() };
+        h.traces++;
+        const cells: string[] = [];
+        let any = false;
+        for (const [fam, pairs] of Object.entries(byFamily)) {
+          const sc = scoreWindows(pairs);
+          if (sc.slackAtLevel < bestRival) {
+            any = true;
+            h.byFamily.set(fam, (h.byFamily.get(fam) ?? 0) + 1);
+          }
+          cells.push(`${fam} ${pct(sc.coverage)}/${pct(sc.slackAtLevel)}`);
+        }
+        if (any) h.anyLeast++;
+        hindsight.set(Number(w), h);
+        if (rows) console.log(`${name} ${Number(w) / 60} min, best rival's slack at 90 % ${pct(bestRival)} %; each candidate served alone, coverage / slack at 90 %: ${cells.join('; ')}`);
+      }
+      continue;
+    }
     for (const [w, byMethod] of Object.entries(replayTrace(cuts, calibrate))) {
       const scores = Object.fromEntries(Object.entries(byMethod).map(([m, p]) => [m, scoreWindows(p)])) as Record<'auto' | Rival, ReturnType<typeof scoreWindows>>;
       const s = summary.get(Number(w)) ?? { covered: 0, least: 0, traces: 0 };
@@ -142,10 +199,13 @@ async function replay(dir: string, modulePath: string | null, rows: boolean): Pr
       summary.set(Number(w), s);
       if (rows) {
         const best = Math.min(...RIVALS.map((r) => scores[r].slackAtLevel));
-        const pct = (x: number) => (100 * x).toFixed(0);
         console.log(`${name} ${Number(w) / 60} min: coverage ${pct(scores.auto.coverage)} %, slack ${pct(scores.auto.slack)} %, slack at 90 % ${pct(scores.auto.slackAtLevel)} % (best rival ${pct(best)} %)${least ? ' least' : ''}`);
       }
     }
+  }
+  for (const [w, h] of [...hindsight].sort((a, b) => a[0] - b[0])) {
+    const fams = [...h.byFamily].sort((a, b) => b[1] - a[1]).map(([f, n]) => `${f} ${n}`).join(', ');
+    console.log(`window ${w / 60} min: some candidate, served alone at every cut point, has less slack at 90 % than every rival on ${h.anyLeast}/${h.traces} traces (${fams})`);
   }
   for (const [w, s] of [...summary].sort((a, b) => a[0] - b[0])) {
     console.log(`window ${w / 60} min: ≥ 90 % coverage on ${s.covered}/${s.traces} traces; least slack at 90 % on ${s.least}/${s.traces}`);
@@ -162,10 +222,10 @@ async function main(argv: string[]): Promise<void> {
   if (cmd === 'record-worker') return recordWorker(argv[1] as string, (argv[2] ?? '').split(',').filter(Boolean).map(Number));
   const dir = arg(argv, '--dir');
   if (!dir || (cmd !== 'record' && cmd !== 'replay')) {
-    throw new Error('usage: calibration-replay.ts record --dir DIR [--jobs N] [--traces a,b] | replay --dir DIR [--calibration module.ts] [--rows]');
+    throw new Error('usage: calibration-replay.ts record --dir DIR [--jobs N] [--traces a,b] | replay --dir DIR [--calibration module.ts] [--rows] [--candidates]');
   }
   if (cmd === 'record') return record(dir, Math.max(1, Number(arg(argv, '--jobs') ?? 2)), arg(argv, '--traces')?.split(',') ?? null);
-  return replay(dir, arg(argv, '--calibration'), argv.includes('--rows'));
+  return replay(dir, arg(argv, '--calibration'), argv.includes('--rows'), argv.includes('--candidates'));
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() as string)) {

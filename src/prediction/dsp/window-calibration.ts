@@ -41,6 +41,12 @@ export interface CandidateScore {
   multiplier: number;
   backtestCoverage: number;
   backtestSlack: number;
+  /**
+   * The candidate's own (uncalibrated) maximum over the first window of the forecast: with the multiplier,
+   * what serving it instead would have given, so an evaluation can score every candidate out of sample
+   * (bench/calibration-replay.ts --candidates).
+   */
+  windowMax: number;
 }
 
 export interface CalibrationSummary {
@@ -309,7 +315,7 @@ export function calibrateWindowMax(input: CalibrationInput, config: CalibrationC
     const pairs: WindowPair[] = cuts.map((_, j) => ({ forecastMax: forecastMax[j] as number, actualMax: actual[j] as number }));
     const { multiplier, exact } = calibrate(forecastMax);
     if (!Number.isFinite(multiplier)) continue;
-    const score = { method: cand.method, multiplier, backtestCoverage: coverage(pairs, multiplier), backtestSlack: slack(pairs, multiplier) };
+    const score = { method: cand.method, multiplier, backtestCoverage: coverage(pairs, multiplier), backtestSlack: slack(pairs, multiplier), windowMax: windowMax(cand, input.values.length - 1, w) };
     scores.push(score);
     if (!best || score.backtestSlack < best.score.backtestSlack) best = { cand, score, exact, windows: pairs.length };
   }

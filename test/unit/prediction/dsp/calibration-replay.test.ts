@@ -2,7 +2,7 @@
 // pairs the rolling-origin evaluation (bench/rolling-origin.ts rollingPairs) computes by refitting every cut,
 // so a variant of the calibration can be judged on the replay alone.
 import { expect } from 'chai';
-import { recordTrace, replayTrace, RIVALS } from '../../../../bench/calibration-replay.ts';
+import { recordTrace, replayCandidates, replayTrace, RIVALS } from '../../../../bench/calibration-replay.ts';
 import { rollingPairs, type RollingOptions } from '../../../../bench/rolling-origin.ts';
 import { calibrateWindowMax } from '../../../../src/prediction/dsp/window-calibration.ts';
 
@@ -53,6 +53,29 @@ describe('calibration replay (bench/calibration-replay.ts)', function () {
   it('a calibration that declines (null) serves the uncalibrated forecast: the evaluation\'s "auto (before)"', () => {
     const replayed = replayTrace(recorded, () => null);
     for (const w of options.windowsSeconds) expect(replayed[w]?.auto).to.deep.equal(official.pairs[w]?.['auto (before)']);
+  });
+
+  it('--candidates: each family served alone; where calibrated auto chose a family, its pair is auto\'s own', () => {
+    const byFamily = replayCandidates(recorded);
+    const auto = replayTrace(recorded);
+    for (const w of options.windowsSeconds) {
+      const fams = byFamily[w] ?? {};
+      const autoPairs = auto[w]?.auto ?? [];
+      // Families scored at every cut point only, so every column lines up with auto's.
+      expect(Object.keys(fams)).to.include.members(['recent max', 'model']);
+      for (const pairs of Object.values(fams)) expect(pairs.map((p) => p.actualMax)).to.deep.equal(autoPairs.map((p) => p.actualMax));
+      let matched = 0;
+      recorded.forEach((c, i) => {
+        const win = c.windows.find((x) => x.windowSeconds === w);
+        if (!win || win.actualMax === undefined) return;
+        const chosen = calibrateWindowMax(win.input, { target: c.coverage, windowSeconds: w })?.summary.method ?? '';
+        const fam = fams[chosen.startsWith('blend(') ? 'blend' : chosen];
+        if (!fam) return;
+        expect(fam[i]?.forecastMax, `${w} s, cut ${i}, ${chosen}`).to.equal(autoPairs[i]?.forecastMax);
+        matched++;
+      });
+      expect(matched).to.be.greaterThan(4);
+    }
   });
 
   it('uses the variant it is given: doubling the calibrated forecast doubles every auto window maximum', () => {

@@ -86,10 +86,10 @@ function naiveCandidate(
 const recentMax = (x: Float64Array, samples: number) => (c: number) => maxOf(x, c - samples + 1, c);
 const yesterday = (x: Float64Array) => (c: number, w: number) => maxOf(x, c - 1440 + 1, c - 1440 + w);
 
-function candidate(summary: { candidates: { method: string; multiplier: number; backtestCoverage: number; backtestSlack: number }[] } | undefined, method: string) {
+function candidate(summary: { candidates: { method: string; multiplier: number; backtestCoverage: number; backtestSlack: number; windowMax: number }[] } | undefined, method: string) {
   const c = summary?.candidates.find((s) => s.method === method);
   expect(c, `candidate ${method} in ${summary?.candidates.map((s) => s.method).join(' | ')}`).to.not.equal(undefined);
-  return c as { method: string; multiplier: number; backtestCoverage: number; backtestSlack: number };
+  return c as { method: string; multiplier: number; backtestCoverage: number; backtestSlack: number; windowMax: number };
 }
 
 function expectCandidate(actual: ReturnType<typeof candidate>, naive: Naive): void {
@@ -173,6 +173,23 @@ describe('window-maximum calibration rules against a naive computation', functio
     if (f) expect(Array.from(c?.values ?? [])).to.deep.equal(Array.from({ length: 120 }, (_, i) => (s?.multiplier as number) * f(i + 1)));
     else expect(s?.method).to.match(/^blend\(/);
     expect(c?.values.length).to.equal(120);
+  });
+
+  it("each candidate's windowMax is its own forecast's maximum over the first window, by hand (what serving it alone gives)", () => {
+    const n = x.length;
+    for (const windowSeconds of [1800, 3600]) {
+      const c = calibrateWindowMax(input, { target: 0.9, windowSeconds });
+      const w = windowSeconds / 60;
+      const byHand: Record<string, number> = {
+        'recent max': maxOf(x, n - 60, n - 1),
+        'same window 1 day ago': maxOf(x, n - 1440, n - 1440 + w - 1),
+        'max(same window 1 day ago, recent max)': Math.max(maxOf(x, n - 60, n - 1), maxOf(x, n - 1440, n - 1440 + w - 1)),
+      };
+      for (const [method, expected] of Object.entries(byHand)) expect(candidate(c?.summary, method).windowMax, `${method} over ${w} samples`).to.equal(expected);
+      // The served forecast is the chosen candidate × its multiplier, so its first window's maximum is too.
+      const chosen = candidate(c?.summary, c?.summary.method ?? '');
+      expect(Math.max(...Array.from(c?.values ?? []).slice(0, w))).to.equal(chosen.multiplier * chosen.windowMax);
+    }
   });
 
   it('the guard: when the last day is rougher than the week, its own rank at the target sets the margin', () => {

@@ -21,7 +21,7 @@ const SUMMARY: CalibrationSummary = {
   backtestSlack: 0.12,
   backtestWindows: 480,
   exact: true,
-  candidates: [{ method: 'recent max', multiplier: 1.3, backtestCoverage: 0.96, backtestSlack: 0.3 }],
+  candidates: [{ method: 'recent max', multiplier: 1.3, backtestCoverage: 0.96, backtestSlack: 0.3, windowMax: 2.5 }],
 };
 
 describe('fit protocol: coverage in, calibration out', function () {
