@@ -7,29 +7,44 @@
 // HPA controllers would. A request is timed from when it was due, so a stall counts against every request
 // it delays, not only the one caught in it (a closed loop, one request after another, would record a
 // 400 ms stall once). Messages out: { latencies: number[] } (ms per request, in order) or { error: string }.
+//
+// The requests go over one HTTP/2 connection, as kube-controller-manager's client-go sends them (its
+// transport offers h2 by ALPN and multiplexes every request in flight over one connection). Until
+// 2026-11-27 this sampler spoke HTTP/1.1 with up to 16 sockets, a client the HPA controller is not: when
+// answers slowed, it opened new TLS connections to kube-apiserver, each a client-certificate verification
+// there, in the very second that was being measured.
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:https';
+import { connect } from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 
 const { server, ca, cert, key, paths } = workerData;
-const agent = new Agent({ keepAlive: true, maxSockets: 16, ca: readFileSync(ca), cert: readFileSync(cert), key: readFileSync(key) });
+let session;
+/** The one HTTP/2 session, opened on first use and again if kube-apiserver closed it. */
+function h2() {
+  if (!session || session.closed || session.destroyed) {
+    session = connect(server, { ca: readFileSync(ca), cert: readFileSync(cert), key: readFileSync(key) });
+    session.on('error', () => {}); // each stream reports its own failure
+  }
+  return session;
+}
 let stopping = false;
 
 /** One GET; resolves with its latency from `t0`, rejects unless the answer is 200. */
 function get(path, t0) {
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, server), { agent, headers: { accept: 'application/json' }, timeout: 30_000 }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const ms = performance.now() - t0;
-        if (res.statusCode === 200) resolve(ms);
-        else reject(new Error(`${path}: ${res.statusCode} ${Buffer.concat(chunks).toString('utf8').slice(0, 500)}`));
-      });
+    const req = h2().request({ ':path': path, accept: 'application/json' });
+    let status = 0;
+    const chunks = [];
+    req.setTimeout(30_000, () => req.close(8 /* NGHTTP2_CANCEL */));
+    req.on('response', (headers) => (status = Number(headers[':status'])));
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const ms = performance.now() - t0;
+      if (status === 200) resolve(ms);
+      else reject(new Error(`${path}: ${status || 'no answer (timed out or reset)'} ${Buffer.concat(chunks).toString('utf8').slice(0, 500)}`));
     });
-    req.on('timeout', () => req.destroy(new Error(`${path}: timed out`)));
-    req.on('error', reject);
+    req.on('error', (e) => reject(new Error(`${path}: ${e.message}`)));
     req.end();
   });
 }
