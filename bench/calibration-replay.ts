@@ -166,8 +166,9 @@ async function replay(dir: string, modulePath: string | null, rows: boolean, per
   const pct = (x: number) => (100 * x).toFixed(0);
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.v8')).sort()) {
     const { name, cuts } = deserialize(readFileSync(join(dir, f))) as { name: string; cuts: RecordedCut[] };
-    const rivalPairs = replayTrace(cuts, () => null);
     if (perCandidate) {
+      // The rivals' pairs only: a calibration that declines skips the calibration work.
+      const rivalPairs = replayTrace(cuts, () => null);
       for (const [w, byFamily] of Object.entries(replayCandidates(cuts, calibrate))) {
         const rivals = rivalPairs[Number(w)] as Record<Rival, WindowPair[]>;
         const bestRival = Math.min(...RIVALS.map((r) => (rivals[r].length > 0 ? scoreWindows(rivals[r]).slackAtLevel : Infinity)));
