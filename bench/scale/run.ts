@@ -16,7 +16,9 @@
 //     adapter-served metric per HPA every 15 s, then a burst at 4x; latency p50/p99 of each;
 //   - serve's RSS and CPU from /proc (CPU of threads other than the main one ≈ the forecast pool);
 //   - a kube-apiserver restart (watch resume, not relists) and, with SCALE_CHURN_S, pod churn at
-//     SCALE_CHURN_RATE (default 50/s) with serve's RSS sampled every second.
+//     SCALE_CHURN_RATE (default 50/s) with serve's RSS sampled every second;
+//   - the CPU every process spent over the HPA-rate load and, with SCALE_PROFILE_DIR, kube-apiserver's CPU
+//     profile over it, written there (read it with `go tool pprof -top -cum FILE`).
 // kube-controller-manager's own HPA runs with a 1 h sync period so the load generator alone sets the rate.
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
