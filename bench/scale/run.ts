@@ -3,22 +3,24 @@
 // e.g. SCALE_EHPAS=1000,5000,10000):
 //   - the e2e harness' etcd + kube-apiserver + kube-controller-manager (test/e2e/harness), no kubelet;
 //   - 10 EHPAs per namespace (at most 1,000 namespaces), the mix of bench/controllers: CPU utilization on all,
-//     prediction (DSP, 15 days of history) on 3/4, crons on 1/2, Preview on 1/10; each on its own
+//     prediction (DSP, 15 days of history, SCALE_HISTORY) on 3/4, crons on 1/2, Preview on 1/10; each on its own
 //     Deployment, created paused so the Deployment controller makes no pods of its own; 10 pods per
 //     Deployment created directly with the Deployment's labels, their status set Running+Ready as a
 //     kubelet writes it (runningStatus in pod-status.ts; the harness runs no nodes here);
 //   - serve as its own process (harness startAdapterProcess, the adapter's service-account identity and
-//     manifests/ RBAC), Prometheus replaced by bench/forecast-offload's stub (15 days per history query);
+//     manifests/ RBAC), Prometheus replaced by bench/forecast-offload's stub (input1, as much as each history query asks);
 //   - convergence: serve start until every EHPA has its HPA; every TSP Ready (cold start, all fits);
 //   - steady state: API requests by verb (serve's ehpa_adapter_kube_api_requests_total) over one
 //     --ehpa-resync-period, per EHPA;
-//   - the HPA's request mix through the aggregator as system:kube-controller-manager: one request per
+//   - the HPA's request mix through the aggregator as the HPA controller (its service account's token, or
+//     with SCALE_LOAD_AUTH=cert kube-controller-manager's client certificate): one request per
 //     adapter-served metric per HPA every 15 s, then a burst at 4x; latency p50/p99 of each;
 //   - serve's RSS and CPU from /proc (CPU of threads other than the main one ≈ the forecast pool);
 //   - a kube-apiserver restart (watch resume, not relists) and, with SCALE_CHURN_S, pod churn at
 //     SCALE_CHURN_RATE (default 50/s) with serve's RSS sampled every second;
-//   - the CPU every process spent over the HPA-rate load and, with SCALE_PROFILE_DIR, kube-apiserver's CPU
-//     profile over it, written there (read it with `go tool pprof -top -cum FILE`).
+//   - the CPU every process spent over the HPA-rate load and over each rate of the sweep, and with
+//     SCALE_PROFILE_DIR kube-apiserver's CPU profile over the HPA-rate load and over each sweep rate through
+//     the aggregator, written there (read it with `go tool pprof -top -cum FILE`).
 // kube-controller-manager's own HPA runs with a 1 h sync period so the load generator alone sets the rate.
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
@@ -53,7 +55,13 @@ const SWEEP_S = Number(process.env['SCALE_SWEEP_S'] ?? 10);
 // per request, here to the stub Prometheus inside this bench process.
 const LOAD_MIX = process.env['SCALE_LOAD_MIX'] ?? 'ready';
 const CREATE_CONCURRENCY = 24;
-// With SCALE_PROFILE_DIR=DIR, kube-apiserver's CPU profile over the HPA-rate load is written there.
+// The TSPs' dsp historyLength (default 15d, the issue's figure). A shorter one (e.g. SCALE_HISTORY=3d) makes each
+// fit cheaper, so a run reaches every TSP Ready, and then the phases that need that (steady state, an hour of
+// churn), within the time one machine has; its cold-start and fit figures then do not stand for 15 days.
+const HISTORY = process.env['SCALE_HISTORY'] ?? '15d';
+// How the load generator authenticates through the aggregator: `token` or `cert` (hpaClient).
+const LOAD_AUTH = process.env['SCALE_LOAD_AUTH'] ?? 'token';
+// With SCALE_PROFILE_DIR=DIR, kube-apiserver's CPU profiles over the HPA-rate load and the sweep's rates are written there.
 const PROFILE_DIR = process.env['SCALE_PROFILE_DIR'];
 
 interface Lat { phase: string; rate: number; n: number; errors: number; p50: number; p99: number; max: number }
@@ -149,6 +157,28 @@ async function apiserverProfile(c: Cluster, seconds: number, file: string): Prom
   writeFileSync(file, body.data);
   return file;
 }
+/**
+ * How the load generator authenticates to kube-apiserver, as the HPA controller would. `token` (default): a
+ * bound token of kube-system's horizontal-pod-autoscaler service account, which kube-controller-manager's HPA
+ * controller uses under --use-service-account-credentials (kubeadm's setting); the bootstrap RBAC already
+ * lets it read the metrics APIs, and kube-apiserver caches a verified token (10 s). `cert`
+ * (SCALE_LOAD_AUTH=cert): kube-controller-manager's own client certificate, what every controller sends
+ * without that flag; kube-apiserver then verifies the certificate chain (an RSA signature) on every request.
+ */
+async function hpaClient(c: Cluster): Promise<{ agent: Agent; headers: Record<string, string>; who: string; user: string; groups: string[] }> {
+  const ca = readFileSync(c.clusterCaPath);
+  if (LOAD_AUTH === 'cert') {
+    const kcm = await c.identity('system:kube-controller-manager');
+    return { agent: new Agent({ keepAlive: true, maxSockets: 64, ca, cert: readFileSync(kcm.cert.certPath), key: readFileSync(kcm.cert.keyPath) }), headers: {}, who: 'system:kube-controller-manager (client certificate)', user: 'system:kube-controller-manager', groups: ['system:authenticated'] };
+  }
+  const sa = '/api/v1/namespaces/kube-system/serviceaccounts';
+  const created = await c.admin.request('POST', sa, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'horizontal-pod-autoscaler' } } });
+  if (created.status !== 201 && created.status !== 409) throw new Error(`service account: ${created.status} ${created.body}`);
+  const tr = await c.admin.request('POST', `${sa}/horizontal-pod-autoscaler/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 86_400 } } });
+  if (tr.status !== 201) throw new Error(`token request: ${tr.status} ${tr.body}`);
+  const token = (JSON.parse(tr.body) as { status: { token: string } }).status.token;
+  return { agent: new Agent({ keepAlive: true, maxSockets: 64, ca }), headers: { authorization: `Bearer ${token}` }, who: 'system:serviceaccount:kube-system:horizontal-pod-autoscaler (bound token)', user: 'system:serviceaccount:kube-system:horizontal-pod-autoscaler', groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'] };
+}
 /** serve's API requests so far, by verb, or by verb and resource (`PATCH timeseriespredictions.prediction.crane.io/status`). */
 async function apiRequests(metricsUrl: string, byResource = false): Promise<Map<string, number>> {
   const text = await (await fetch(`${metricsUrl}/metrics`)).text();
@@ -198,7 +228,7 @@ function ehpaSpec(i: number, target: string): Record<string, unknown> {
     scaleStrategy: i % 10 === 0 ? 'Preview' : 'Auto',
     metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 + (i % 30) } } }],
     ...(i % 2 === 0 ? { crons: [{ name: 'peak', timezone: 'Asia/Shanghai', start: '0 9 ? * mon-fri', end: '0 18 ? * mon-fri', targetReplicas: 5 }] } : {}),
-    ...(i % 4 !== 3 ? { prediction: { predictionWindowSeconds: 3600, predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '15d' } } } } : {}),
+    ...(i % 4 !== 3 ? { prediction: { predictionWindowSeconds: 3600, predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: HISTORY } } } } : {}),
   };
 }
 
@@ -330,7 +360,7 @@ function hpaRequests(hpas: Hpa[], readyTsps: ReadonlySet<string>): HpaRequest[] 
 }
 
 /** Where the load goes: kube-apiserver (the aggregator), or serve itself with the headers the aggregator adds. */
-interface Target { host: string; port: string | number; headers?: Record<string, string> }
+interface Target { host: string; port: string | number; headers?: Record<string, string | string[]> }
 
 /** Open-loop load: `rate` req/s for `seconds`, round-robin over `paths`; latency of each answer. */
 async function load(target: Target, agent: Agent, paths: readonly string[], rate: number, seconds: number, phase: string): Promise<Lat> {
@@ -474,11 +504,11 @@ async function runSize(n: number): Promise<Row> {
       const mix = { forecast: served('forecast'), fallback: served('fallback'), cron: served('cron') };
       const paths = requests.filter((r) => LOAD_MIX === 'all' || r.served !== 'fallback').map((r) => r.path);
       console.log(`  metric requests: ${mix.forecast} from a Ready forecast, ${mix.fallback} by the observed-usage fallback, ${mix.cron} cron; the load sends ${LOAD_MIX === 'all' ? 'all of them' : 'the forecast and cron ones'} at the rate of all ${requests.length}`);
-      const kcm = await cluster.identity('system:kube-controller-manager');
-      const agent = new Agent({ keepAlive: true, maxSockets: 64, ca: readFileSync(cluster.clusterCaPath), cert: readFileSync(kcm.cert.certPath), key: readFileSync(kcm.cert.keyPath) });
+      const { agent, headers: loadHeaders, who, user: loadUser, groups: loadGroups } = await hpaClient(cluster);
+      console.log(`  the load authenticates as ${who}`);
       const rate = requests.length / 15;
       const apiserver = new URL(cluster.apiserverUrl);
-      const viaAggregator: Target = { host: apiserver.hostname, port: apiserver.port };
+      const viaAggregator: Target = { host: apiserver.hostname, port: apiserver.port, headers: loadHeaders };
       await load(viaAggregator, agent, paths, Math.min(rate, 50), 5, 'warm-up');
       const cpuL0 = processCpu(pid);
       const named = new Map([[pid, 'serve'], [process.pid, 'bench (load generator)']]);
@@ -499,13 +529,22 @@ async function runSize(n: number): Promise<Row> {
       if (SWEEP.length > 0) {
         const fp = cluster.frontProxy;
         const direct = new Agent({ keepAlive: true, maxSockets: 64, rejectUnauthorized: false, cert: readFileSync(fp.certPath), key: readFileSync(fp.keyPath) });
-        const toServe: Target = { host: '127.0.0.1', port: cluster.adapterPort, headers: { 'X-Remote-User': 'system:kube-controller-manager', 'X-Remote-Group': 'system:authenticated' } };
+        const toServe: Target = { host: '127.0.0.1', port: cluster.adapterPort, headers: { 'X-Remote-User': loadUser, 'X-Remote-Group': loadGroups } };
         await load(toServe, direct, paths, 20, 2, 'warm-up (direct)');
         for (const r of SWEEP) {
+          // Whose CPU each rate costs, and with SCALE_PROFILE_DIR kube-apiserver's profile at that rate: where
+          // the aggregator path's knee comes from.
+          const viaCpu0 = cpuByCommand(named);
+          const viaProfile = PROFILE_DIR ? apiserverProfile(cluster, SWEEP_S, join(PROFILE_DIR, `kube-apiserver-${n}-sweep-${r}.pprof`)) : undefined;
           const via = await load(viaAggregator, agent, paths, r, SWEEP_S, `sweep ${r}/s via the aggregator`);
+          const viaCpu = cpuSpentSince(viaCpu0, named);
+          const dirCpu0 = cpuByCommand(named);
           const dir = await load(toServe, direct, paths, r, SWEEP_S, `sweep ${r}/s straight to serve`);
+          const dirCpu = cpuSpentSince(dirCpu0, named);
           showLat(via);
+          console.log(`    CPU by process: ${viaCpu}${viaProfile ? `; kube-apiserver profile: ${await viaProfile}` : ''}`);
           showLat(dir);
+          console.log(`    CPU by process: ${dirCpu}`);
           sweep.push({ rate: r, via, direct: dir });
         }
         direct.destroy();
@@ -579,7 +618,7 @@ async function runSize(n: number): Promise<Row> {
 
 const rows: Row[] = [];
 for (const n of SIZES) {
-  console.log(`\n-- scale: ${n} EHPAs (load average before: ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+  console.log(`\n-- scale: ${n} EHPAs, TSP history ${HISTORY} (load average before: ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
   rows.push(await runSize(n));
 }
 const cell = (f: (r: Row) => string) => rows.map(f).join(' | ');

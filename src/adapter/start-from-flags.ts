@@ -5,7 +5,7 @@
 // (docs/metrics-api.md §7 G5): a server that cannot authenticate the aggregator would only ever answer 401/403.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { AuthorizationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { IANAZone } from 'luxon';
@@ -16,6 +16,7 @@ type AdapterFlags = FlagsOf<typeof ADAPTER_FLAGS>;
 import { requestHeaderConfigFromConfigMap, type RequestHeaderConfig } from './authn.ts';
 import { AUTH_CONFIGMAP, AuthConfigMapWatch, TrustReloader, every } from './trust-reload.ts';
 import { SubjectAccessReviewAuthorizer, type Authorizer } from './authz.ts';
+import { KubeApiClient } from '../kube/api-client.ts';
 import { startMetricsAdapter, type MetricsAdapterHandle } from './server.ts';
 import { REMOTE_MAX_BODY_BYTES } from './remote-adapter.ts';
 import type { AdapterSources, FallbackListener } from './providers/sources.ts';
@@ -133,7 +134,9 @@ export async function startAdapterFromFlags(flags: AdapterFlags, deps: AdapterDe
   let authorizer = deps.authorizer;
   if (!authorizer) {
     if (!deps.kubeConfig) throw new Error('the metrics adapter needs a cluster connection for SubjectAccessReviews');
-    authorizer = new SubjectAccessReviewAuthorizer(deps.kubeConfig.makeApiClient(AuthorizationV1Api));
+    // Its own client, not rate-limited: a review answers a request in flight and must not queue behind the
+    // controllers' writes (the Go library's delegated authorizer has its own client too).
+    authorizer = new SubjectAccessReviewAuthorizer(new KubeApiClient(deps.kubeConfig, 'ehpa-adapter'));
   }
   const remoteUrl = remoteAdapterUrl(flags);
   const tokenFile = flags['remote-adapter-token-file'];
