@@ -55,7 +55,7 @@ async function fakeApiserver(answer: (user: string) => { allowed: boolean; denie
 }
 
 const user = (name: string): UserInfo => ({ name, groups: ['system:serviceaccounts', 'system:authenticated'], extra: {} });
-const metric = (namespace: string) => ({ resource: { namespace, verb: 'get', group: 'custom.metrics.k8s.io', resource: 'pods', subresource: 'crane_pod_cpu_usage', name: '*' } });
+const metric = (namespace: string) => ({ resource: { namespace, verb: 'get', group: 'custom.metrics.k8s.io', version: 'v1beta2', resource: 'pods', subresource: 'crane_pod_cpu_usage', name: '*' } });
 
 describe('SubjectAccessReviewAuthorizer over the kept-alive API client', () => {
   let api: Awaited<ReturnType<typeof fakeApiserver>>;
