@@ -165,11 +165,11 @@ async function apiserverProfile(c: Cluster, seconds: number, file: string): Prom
  * (SCALE_LOAD_AUTH=cert): kube-controller-manager's own client certificate, what every controller sends
  * without that flag; kube-apiserver then verifies the certificate chain (an RSA signature) on every request.
  */
-async function hpaClient(c: Cluster): Promise<{ agent: Agent; headers: Record<string, string>; who: string; user: string; groups: string[] }> {
+async function hpaClient(c: Cluster): Promise<{ agent: Agent; headers: Record<string, string>; user: string; groups: string[] }> {
   const ca = readFileSync(c.clusterCaPath);
   if (LOAD_AUTH === 'cert') {
     const kcm = await c.identity('system:kube-controller-manager');
-    return { agent: new Agent({ keepAlive: true, maxSockets: 64, ca, cert: readFileSync(kcm.cert.certPath), key: readFileSync(kcm.cert.keyPath) }), headers: {}, who: 'system:kube-controller-manager (client certificate)', user: 'system:kube-controller-manager', groups: ['system:authenticated'] };
+    return { agent: new Agent({ keepAlive: true, maxSockets: 64, ca, cert: readFileSync(kcm.cert.certPath), key: readFileSync(kcm.cert.keyPath) }), headers: {}, user: 'system:kube-controller-manager', groups: ['system:authenticated'] };
   }
   const sa = '/api/v1/namespaces/kube-system/serviceaccounts';
   const created = await c.admin.request('POST', sa, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'horizontal-pod-autoscaler' } } });
@@ -177,7 +177,7 @@ async function hpaClient(c: Cluster): Promise<{ agent: Agent; headers: Record<st
   const tr = await c.admin.request('POST', `${sa}/horizontal-pod-autoscaler/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 86_400 } } });
   if (tr.status !== 201) throw new Error(`token request: ${tr.status} ${tr.body}`);
   const token = (JSON.parse(tr.body) as { status: { token: string } }).status.token;
-  return { agent: new Agent({ keepAlive: true, maxSockets: 64, ca }), headers: { authorization: `Bearer ${token}` }, who: 'system:serviceaccount:kube-system:horizontal-pod-autoscaler (bound token)', user: 'system:serviceaccount:kube-system:horizontal-pod-autoscaler', groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'] };
+  return { agent: new Agent({ keepAlive: true, maxSockets: 64, ca }), headers: { authorization: `Bearer ${token}` }, user: 'system:serviceaccount:kube-system:horizontal-pod-autoscaler', groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'] };
 }
 /** serve's API requests so far, by verb, or by verb and resource (`PATCH timeseriespredictions.prediction.crane.io/status`). */
 async function apiRequests(metricsUrl: string, byResource = false): Promise<Map<string, number>> {
@@ -504,8 +504,8 @@ async function runSize(n: number): Promise<Row> {
       const mix = { forecast: served('forecast'), fallback: served('fallback'), cron: served('cron') };
       const paths = requests.filter((r) => LOAD_MIX === 'all' || r.served !== 'fallback').map((r) => r.path);
       console.log(`  metric requests: ${mix.forecast} from a Ready forecast, ${mix.fallback} by the observed-usage fallback, ${mix.cron} cron; the load sends ${LOAD_MIX === 'all' ? 'all of them' : 'the forecast and cron ones'} at the rate of all ${requests.length}`);
-      const { agent, headers: loadHeaders, who, user: loadUser, groups: loadGroups } = await hpaClient(cluster);
-      console.log(`  the load authenticates as ${who}`);
+      const { agent, headers: loadHeaders, user: loadUser, groups: loadGroups } = await hpaClient(cluster);
+      console.log(`  the load authenticates as ${loadUser} (${LOAD_AUTH === 'cert' ? 'client certificate' : 'bound token'})`);
       const rate = requests.length / 15;
       const apiserver = new URL(cluster.apiserverUrl);
       const viaAggregator: Target = { host: apiserver.hostname, port: apiserver.port, headers: loadHeaders };
