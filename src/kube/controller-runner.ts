@@ -1,13 +1,14 @@
 // Runs a reconcile function over a work queue with N workers: level-triggered, errors requeue with
 // backoff, a result may ask for a periodic requeue. One bad key never blocks the others.
 //
-// Each worker gives the event loop a turn after every reconcile. A reconcile that finds nothing to change
-// reads only informer caches, so it resolves without I/O, and the queue hands the next key over as an
-// already-resolved promise: without the turn, a resync pass is one chain of microtasks that no request,
-// watch event or Lease renewal can interrupt. Measured at 10,000 EHPAs (issue 16, BENCHMARKS.md "scale"):
-// the 60 s resync pass blocked serve's event loop for 1.1–1.8 s each minute, and the metrics APIs' p99
-// over a 10 s step at 200 req/s rose to 415 ms.
+// Each worker gives the event loop a turn after every reconcile (event-loop-turns.ts). A reconcile that finds
+// nothing to change reads only informer caches, so it resolves without I/O, and the queue hands the next key
+// over as an already-resolved promise: without the turn, a resync pass is one chain of microtasks that no
+// request, watch event or Lease renewal can interrupt. At 10,000 EHPAs the 60 s resync pass blocked serve's
+// event loop for 1.1–1.8 s each minute, and the metrics APIs' p99 over a 10 s step at 200 req/s straight
+// to serve rose to 415 ms.
 import type { Logger } from 'pino';
+import { nextTurnOfEventLoop } from './event-loop-turns.ts';
 import { WorkQueue } from './work-queue.ts';
 
 export interface ReconcileResult {
@@ -113,9 +114,4 @@ export function objectKey(obj: { metadata?: { namespace?: string; name?: string 
 export function splitKey(key: string): { namespace: string; name: string } {
   const i = key.indexOf('/');
   return { namespace: key.slice(0, i), name: key.slice(i + 1) };
-}
-
-/** Resolves after the event loop has polled for I/O once (setImmediate runs in the check phase, after the poll). */
-function nextTurnOfEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

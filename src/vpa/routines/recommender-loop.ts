@@ -5,12 +5,18 @@
 // the VPAs that had none; when that load fails (Prometheus refuses the credentials, is unreachable, ...),
 // those VPAs get a Warning event and FetchingHistory=False with the cause for the rest of the term, beside
 // the log line. Every side effect goes through `RecommenderIO`, time through `now`.
+//
+// The loop shares its thread with the metrics APIs, so its long synchronous steps (usage, start-up history,
+// the per-VPA recommendations: at 10,000 VPAs / 100,000 containers each runs for hundreds of milliseconds)
+// hand the event loop a turn every SLICE_BUDGET_MS (kube/event-loop-turns.ts). The model sees the same
+// calls in the same order, only spread over several turns; nothing else writes to it meanwhile.
 import type { Logger } from 'pino';
+import { TimeSlice } from '../../kube/event-loop-turns.ts';
 import { ClusterState, vpasInCheckpointOrder, type Labels, type VpaState } from '../model/cluster-state.ts';
 import type { VerticalPodAutoscalerCheckpointJSON } from '../model/checkpoint-json.ts';
 import type { OomInfo } from '../input/oom-observer.ts';
 import { vpaSelectedByRecommender, type VpaFilterOptions } from '../input/vpa-filter.ts';
-import { ClusterFeeder, vpaKey, type PodHistory, type PodObject, type TargetSelection, type UsageSample, type VpaObject } from '../input/cluster-feeder.ts';
+import { ClusterFeeder, vpaKey, type FeedCounts, type PodHistory, type PodObject, type TargetSelection, type UsageSample, type VpaObject } from '../input/cluster-feeder.ts';
 import { checkpointObjects, containersByAggregate, loadCheckpoints, orphanedCheckpoints, type ContainersByAggregate } from '../checkpoint/checkpoints.ts';
 import { recommendForVpa, type RecommenderSettings } from './recommend-vpa.ts';
 import { cpuEhpaIndex, SPLIT_CONDITION, splitMessage, type EhpaForSplit } from './resource-split.ts';
@@ -50,6 +56,8 @@ export interface LoopOptions {
   now: () => number;
   /** Attributes a non-live history pod to VPA targets by pod name; undefined = drop it. */
   historyPodLabels?: (namespace: string, pod: string, vpas: readonly { obj: VpaObject; target: TargetSelection }[]) => Labels | undefined;
+  /** Longest synchronous stretch between turns of the event loop, ms (default SLICE_BUDGET_MS). */
+  sliceBudgetMs?: number;
   log?: Logger;
 }
 
@@ -75,18 +83,40 @@ export interface LoopStats {
 
 type HandledVpa = { obj: VpaObject; target: TargetSelection };
 
+/** Longest stretch of the loop's synchronous work between two turns of the event loop, ms. */
+export const SLICE_BUDGET_MS = 10;
+/** Usage samples fed per call (a few ms of histogram updates). */
+const USAGE_PART = 2000;
+/** History pods fed per call (a day of samples each). */
+const HISTORY_PART = 50;
+
+/** `feed` over `items` in parts of `size`, in order, with a turn of the event loop between parts once the stretch has used its budget; counts summed. */
+async function feedInParts<T>(items: readonly T[], size: number, slice: TimeSlice, feed: (part: readonly T[]) => FeedCounts): Promise<FeedCounts> {
+  const n: FeedCounts = { accepted: 0, rejected: 0, untracked: 0 };
+  for (let i = 0; i < items.length; i += size) {
+    if (i > 0) await slice.pause();
+    const c = feed(items.slice(i, i + size));
+    n.accepted += c.accepted;
+    n.rejected += c.rejected;
+    n.untracked += c.untracked;
+  }
+  return n;
+}
+
 /** The state of one loop: its time, its counters and the clocks of the model part and of each step. */
 interface Run {
   nowMs: number;
   /** Microseconds, the model's time unit. */
   now: number;
   stats: LoopStats;
+  /** Turns of the event loop between the loop's synchronous stretches. */
+  slice: TimeSlice;
   timed<T>(f: () => T): T;
   phase(name: keyof LoopStats['phaseMs']): void;
   finish(): LoopStats;
 }
 
-function startRun(nowMs: number): Run {
+function startRun(nowMs: number, sliceBudgetMs: number): Run {
   const t0 = performance.now();
   let modelMs = 0;
   let mark = t0;
@@ -95,6 +125,7 @@ function startRun(nowMs: number): Run {
     nowMs,
     now: nowMs * 1000,
     stats,
+    slice: new TimeSlice(sliceBudgetMs),
     timed<T>(f: () => T): T {
       const s = performance.now();
       try {
@@ -145,7 +176,7 @@ export class RecommenderLoop {
    * checkpoints, collect garbage; each step is timed (LoopStats.phaseMs).
    */
   async runOnce(): Promise<LoopStats> {
-    const run = startRun(Math.round(this.o.now()));
+    const run = startRun(Math.round(this.o.now()), this.o.sliceBudgetMs ?? SLICE_BUDGET_MS);
     const vpas = await this.loadVpas(run);
     if (!this.initialized) {
       await this.init(run, vpas);
@@ -185,7 +216,7 @@ export class RecommenderLoop {
     } catch (e) {
       this.o.log?.warn({ err: (e as Error).message }, 'vpa-recommender: current usage unavailable this loop');
     }
-    const fed = run.timed(() => this.feeder.addUsage(samples));
+    const fed = await feedInParts(samples, USAGE_PART, run.slice, (part) => run.timed(() => this.feeder.addUsage(part)));
     const ooms = run.timed(() => this.feeder.recordOoms(this.io.takeOoms()));
     run.stats.samplesAccepted = fed.accepted;
     run.stats.samplesRejected = fed.rejected;
@@ -198,6 +229,7 @@ export class RecommenderLoop {
     const cpuEhpaFor = cpuEhpaIndex(this.o.splitWithEhpa ? this.io.ehpas() : []);
     const writes: { obj: VpaObject; status: VpaStatusJSON }[] = [];
     for (const { obj, target } of withTargets) {
+      await run.slice.pause();
       const ns = obj.metadata.namespace ?? '';
       const state = this.cluster.vpas.get(vpaKey(ns, obj.metadata.name));
       if (!state) continue;
@@ -287,7 +319,7 @@ export class RecommenderLoop {
       // Live pods' own labels first, then the pod-labels series (upstream), then attribution by pod name.
       const labelsOf = (h: PodHistory) => live.get(`${h.namespace}/${h.pod}`) ?? h.labels ?? this.o.historyPodLabels?.(h.namespace, h.pod, vpas);
       const skip = (v: VpaState) => restored.has(vpaKey(v.namespace, v.name));
-      const n = timed(() => this.feeder.feedHistory(histories, now, labelsOf, skip));
+      const n = await feedInParts(histories, HISTORY_PART, run.slice, (part) => timed(() => this.feeder.feedHistory(part, now, labelsOf, skip)));
       stats.historySamples = n.accepted;
       this.o.log?.info({ pods: histories.length, samples: n.accepted, rejected: n.rejected, skippedPods: n.untracked }, 'vpa-recommender: loaded Prometheus history');
     } catch (e) {
