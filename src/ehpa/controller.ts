@@ -47,22 +47,25 @@ export function createEhpaController(o: EhpaControllerOptions): ControllerRunner
     seen.set(key, fp);
     runner.enqueue(key);
   };
-  o.ehpas.onAdd(onEhpa);
-  o.ehpas.onUpdate(onEhpa);
-  o.ehpas.onDelete((e) => {
-    seen.delete(objectKey(e));
-    o.reconciler.forget(objectKey(e));
-  });
   const fromOwned = (obj: Owned) => {
     const key = ownerEhpaKey(obj);
     if (key) runner.enqueue(key);
   };
-  for (const inf of o.owned) inf.onChange(fromOwned);
   const fromPod = (pod: PodLike) => {
     for (const key of o.reconciler.ehpasForPod(pod)) runner.enqueue(key);
   };
-  o.pods.onAdd(fromPod);
-  o.pods.onDelete(fromPod);
-  o.pods.onUpdate(fromPod);
+  // Subscribed for this runner's term only: stop() unsubscribes, so a later term's handlers are the only ones.
+  runner.releaseOnStop(
+    o.ehpas.onAdd(onEhpa),
+    o.ehpas.onUpdate(onEhpa),
+    o.ehpas.onDelete((e) => {
+      seen.delete(objectKey(e));
+      o.reconciler.forget(objectKey(e));
+    }),
+    ...o.owned.map((inf) => inf.onChange(fromOwned)),
+    o.pods.onAdd(fromPod),
+    o.pods.onDelete(fromPod),
+    o.pods.onUpdate(fromPod),
+  );
   return runner;
 }

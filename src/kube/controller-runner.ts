@@ -40,6 +40,8 @@ export class ControllerRunner {
   /** Reconciles running per namespace, and the keys parked behind them (perNamespace). */
   private readonly active = new Map<string, number>();
   private readonly parked = new Map<string, Set<string>>();
+  /** What stop() releases (releaseOnStop). */
+  private readonly releases: (() => void)[] = [];
 
   constructor(private readonly opts: ControllerOptions) {
     if (opts.perNamespace !== undefined && !(Number.isInteger(opts.perNamespace) && opts.perNamespace >= 1)) throw new RangeError(`perNamespace must be a positive integer, got ${opts.perNamespace}`);
@@ -99,8 +101,17 @@ export class ControllerRunner {
     this.queue.add(next);
   }
 
-  /** Stops handing out keys and waits for in-flight reconciles to finish. */
+  /**
+   * Runs `release` (an informer unsubscribe) when the runner stops. The controllers subscribe per leadership
+   * term to informers that outlive it; what the old term subscribed must go with it.
+   */
+  releaseOnStop(...release: (() => void)[]): void {
+    this.releases.push(...release);
+  }
+
+  /** Unsubscribes (releaseOnStop), stops handing out keys and waits for in-flight reconciles to finish. */
   async stop(): Promise<void> {
+    for (const release of this.releases.splice(0)) release();
     this.queue.shutDown();
     await Promise.all(this.workers);
     this.workers = [];

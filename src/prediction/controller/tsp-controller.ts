@@ -37,12 +37,15 @@ export function createTspController(o: {
     generations.set(key, version);
     runner.enqueue(key);
   };
-  o.tsps.onAdd(onTsp);
-  o.tsps.onUpdate(onTsp);
-  o.tsps.onDelete((t) => {
-    generations.delete(objectKey(t));
-    o.reconciler.cancel(objectKey(t), 'the TimeSeriesPrediction was deleted');
-    runner.enqueue(objectKey(t));
-  });
+  // Subscribed for this runner's term only: stop() unsubscribes, so a later term's handlers are the only ones.
+  runner.releaseOnStop(
+    o.tsps.onAdd(onTsp),
+    o.tsps.onUpdate(onTsp),
+    o.tsps.onDelete((t) => {
+      generations.delete(objectKey(t));
+      o.reconciler.cancel(objectKey(t), 'the TimeSeriesPrediction was deleted');
+      runner.enqueue(objectKey(t));
+    }),
+  );
   return runner;
 }

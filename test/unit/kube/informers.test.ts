@@ -237,6 +237,34 @@ describe('SharedInformer (local HTTP API server)', function () {
     }
   });
 
+  it('an unsubscribed handler sees no further event; the other one does', async () => {
+    const api = apiServer(PODS, { lastPageRv: '105' });
+    const client = clientFor(await api.listen());
+    const inf = new SharedInformer<Pod>({ apiVersion: 'v1', plural: 'pods' }, client, log, { pageSize: 2, watchList: false });
+    const kept: string[] = [];
+    const dropped: string[] = [];
+    inf.onUpdate((p) => kept.push(p.metadata.resourceVersion ?? ''));
+    const off = inf.onUpdate((p) => dropped.push(p.metadata.resourceVersion ?? ''));
+    expect(inf.subscriptions()).to.equal(2);
+    try {
+      inf.start();
+      await inf.waitForSync();
+      await waitFor('the watch', () => api.watches.length === 1);
+      api.watches[0]!.write(JSON.stringify({ type: 'MODIFIED', object: pod('p1', '106') }) + '\n');
+      await waitFor('the first update', () => kept.length === 1);
+      off();
+      off(); // twice is harmless
+      expect(inf.subscriptions()).to.equal(1);
+      api.watches[0]!.write(JSON.stringify({ type: 'MODIFIED', object: pod('p1', '107') }) + '\n');
+      await waitFor('the second update', () => kept.length === 2);
+      expect(kept).to.deep.equal(['106', '107']);
+      expect(dropped).to.deep.equal(['106']);
+    } finally {
+      await inf.stop();
+      await api.close();
+    }
+  });
+
   it('a watch refused again and again is retried with a growing delay, which starts over once a watch delivers an event', async () => {
     // Watches 0-3 are refused (429), 4 stays open until the test ends it, 5 is refused, 6 stays open.
     const api = apiServer(PODS, { failWatch: (n) => n <= 3 || n === 5 });

@@ -264,7 +264,11 @@ describe('TSP controller: the coverage annotation is part of the spec', () => {
     const cancelled: string[] = [];
     const reconciler = { reconcile: async (k: string) => (reconciled.push(k), {}), cancel: (k: string) => cancelled.push(k) } as unknown as TspReconciler;
     const handlers: ((t: TimeSeriesPrediction) => void)[] = [];
-    const informer = { onAdd: (h: never) => handlers.push(h), onUpdate: (h: never) => handlers.push(h), onDelete: () => undefined } as unknown as SharedInformer<TimeSeriesPrediction>;
+    const on = (h: never) => {
+      handlers.push(h);
+      return () => handlers.splice(handlers.indexOf(h), 1);
+    };
+    const informer = { onAdd: on, onUpdate: on, onDelete: () => () => undefined } as unknown as SharedInformer<TimeSeriesPrediction>;
     const runner = createTspController({ reconciler, tsps: informer, workers: 1, log: pino({ level: 'silent' }) });
     const obj = (annotations?: Record<string, string>): TimeSeriesPrediction => ({
       apiVersion: 'prediction.crane.io/v1alpha1',

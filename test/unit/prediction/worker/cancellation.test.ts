@@ -39,11 +39,11 @@ function tspObject(expression: string, generation = 1): TimeSeriesPrediction {
 /** An informer stand-in: the test fires the events the controller subscribes to. */
 function fakeInformer() {
   const handlers: Record<'add' | 'update' | 'delete', ((t: TimeSeriesPrediction) => void)[]> = { add: [], update: [], delete: [] };
-  const informer = {
-    onAdd: (h: (t: TimeSeriesPrediction) => void) => handlers.add.push(h),
-    onUpdate: (h: (t: TimeSeriesPrediction) => void) => handlers.update.push(h),
-    onDelete: (h: (t: TimeSeriesPrediction) => void) => handlers.delete.push(h),
-  } as unknown as SharedInformer<TimeSeriesPrediction>;
+  const on = (ev: 'add' | 'update' | 'delete') => (h: (t: TimeSeriesPrediction) => void) => {
+    handlers[ev].push(h);
+    return () => handlers[ev].splice(handlers[ev].indexOf(h), 1);
+  };
+  const informer = { onAdd: on('add'), onUpdate: on('update'), onDelete: on('delete') } as unknown as SharedInformer<TimeSeriesPrediction>;
   const fire = (ev: 'add' | 'update' | 'delete', t: TimeSeriesPrediction) => handlers[ev].forEach((h) => h(t));
   return { informer, fire };
 }
