@@ -108,10 +108,27 @@ describe('kube: ControllerRunner leaves the event loop to I/O during a pass of c
     const until = performance.now() + 0.1;
     while (performance.now() < until);
   };
+  /** A runner over KEYS queued keys whose reconciles only compute; `done()` counts them, `ended` is the pass's end. */
+  function pass() {
+    let done = 0;
+    let passEnded!: () => void;
+    const ended = new Promise<void>((r) => (passEnded = r));
+    const runner = new ControllerRunner({
+      name: 'resync',
+      workers: 4,
+      log: pino({ level: 'silent' }),
+      reconcile: async () => {
+        busy();
+        if (++done === KEYS) passEnded();
+      },
+    });
+    for (let i = 0; i < KEYS; i++) runner.enqueue(`ns-${i % 100}/ehpa-${i}`);
+    return { runner, ended, done: () => done };
+  }
 
   it('a loopback HTTP request sent as the pass starts is answered before the pass ends', async () => {
-    let done = 0;
-    const server = createServer((_req, res) => res.end(String(done)));
+    const { runner: r, ended, done } = pass();
+    const server = createServer((_req, res) => res.end(String(done())));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as { port: number }).port;
     // Connected first, so only the request itself remains to be served during the pass.
@@ -125,18 +142,6 @@ describe('kube: ControllerRunner leaves the event loop to I/O during a pass of c
         }).on('error', reject);
       });
     await ask();
-    let passEnded!: () => void;
-    const ended = new Promise<void>((r) => (passEnded = r));
-    const r = new ControllerRunner({
-      name: 'resync',
-      workers: 4,
-      log: pino({ level: 'silent' }),
-      reconcile: async () => {
-        busy();
-        if (++done === KEYS) passEnded();
-      },
-    });
-    for (let i = 0; i < KEYS; i++) r.enqueue(`ns-${i % 100}/ehpa-${i}`);
     const answer = ask();
     r.start();
     const reconciledWhenServed = await answer;
@@ -144,26 +149,14 @@ describe('kube: ControllerRunner leaves the event loop to I/O during a pass of c
     await r.stop();
     agent.destroy();
     server.close();
-    expect(done).to.equal(KEYS);
+    expect(done()).to.equal(KEYS);
     // Before the fix the server could read the request only once all 2,000 had run.
     expect(reconciledWhenServed, 'reconciles run before the request was served').to.be.below(KEYS / 4);
   });
 
   it('a timer due during the pass runs within a few reconciles of its time, not after the pass', async () => {
-    let done = 0;
-    let passEnded!: () => void;
-    const ended = new Promise<void>((r) => (passEnded = r));
-    const r = new ControllerRunner({
-      name: 'resync',
-      workers: 4,
-      log: pino({ level: 'silent' }),
-      reconcile: async () => {
-        busy();
-        if (++done === KEYS) passEnded();
-      },
-    });
-    for (let i = 0; i < KEYS; i++) r.enqueue(`ns/ehpa-${i}`);
-    const atTimer = new Promise<number>((resolve) => setTimeout(() => resolve(done), 5));
+    const { runner: r, ended, done } = pass();
+    const atTimer = new Promise<number>((resolve) => setTimeout(() => resolve(done()), 5));
     r.start();
     const reconciledAtTimer = await atTimer;
     await ended;
