@@ -102,14 +102,15 @@ export class ControllerRunner {
   }
 
   /**
-   * Runs `release` (an informer unsubscribe) when the runner stops. The controllers subscribe per leadership
-   * term to informers that outlive it; what the old term subscribed must go with it.
+   * Runs `release` first thing in stop(), in the order given: the informer unsubscribes of a leadership term
+   * (the informers outlive it, and what the old term subscribed must go with it), and whatever must end
+   * before stop() waits for the reconciles in flight.
    */
   releaseOnStop(...release: (() => void)[]): void {
     this.releases.push(...release);
   }
 
-  /** Unsubscribes (releaseOnStop), stops handing out keys and waits for in-flight reconciles to finish. */
+  /** Runs the releases (releaseOnStop), stops handing out keys and waits for in-flight reconciles to finish. */
   async stop(): Promise<void> {
     for (const release of this.releases.splice(0)) release();
     this.queue.shutDown();

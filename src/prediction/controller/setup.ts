@@ -49,11 +49,7 @@ export function setupTspController(ctx: ControllerContext, o: TspControllerOptio
     const runner = createTspController({ reconciler, tsps, workers: o.workers, ...(o.workersPerNamespace !== undefined ? { perNamespace: o.workersPerNamespace } : {}), log, observe: ctx.metrics.observe('tsp') });
     // Leadership lost or shutting down: the runner waits for passes in flight, so end them now rather
     // than after their history reads and fits.
-    const stop = runner.stop.bind(runner);
-    runner.stop = () => {
-      reconciler.stop('the TimeSeriesPrediction controller is stopping');
-      return stop();
-    };
+    runner.releaseOnStop(() => reconciler.stop('the TimeSeriesPrediction controller is stopping'));
     for (const t of tsps.list()) runner.enqueue(`${t.metadata.namespace}/${t.metadata.name}`);
     return runner;
   };
