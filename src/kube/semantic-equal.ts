@@ -11,7 +11,9 @@ function sameQuantity(a: string, b: string): boolean {
   return qb !== undefined && qa.cmp(qb) === 0;
 }
 
-/** Deep equality with quantity-aware strings; `undefined` and absent keys are the same thing. */
+/** Deep equality with quantity-aware strings; `undefined` and absent keys are the same thing. Allocates nothing
+ *  itself: every EHPA reconcile compares its desired HPA, TSP and status with the cached ones, and at 10,000
+ *  EHPAs the key sets this built were 280 MiB of garbage in two minutes of a sampling allocation profile. */
 export function semanticEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a === 'string' && typeof b === 'string') return sameQuantity(a, b);
@@ -19,11 +21,18 @@ export function semanticEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) !== Array.isArray(b)) return false;
   if (Array.isArray(a)) {
     const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => semanticEqual(x, bb[i]));
+    if (a.length !== bb.length) return false;
+    for (let i = 0; i < a.length; i++) if (!semanticEqual(a[i], bb[i])) return false;
+    return true;
   }
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
-  const keys = new Set([...Object.keys(ao), ...Object.keys(bo)]);
-  for (const k of keys) if (!semanticEqual(ao[k], bo[k])) return false;
+  for (const k in ao) {
+    if (Object.hasOwn(ao, k) && !semanticEqual(ao[k], Object.hasOwn(bo, k) ? bo[k] : undefined)) return false;
+  }
+  // A key only b has equals an absent one when its value is undefined.
+  for (const k in bo) {
+    if (Object.hasOwn(bo, k) && !Object.hasOwn(ao, k) && bo[k] !== undefined) return false;
+  }
   return true;
 }
