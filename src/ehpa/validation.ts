@@ -24,7 +24,12 @@ export function isValidTimeZone(zone: string): boolean {
  *  objects are never modified), and every resync pass validates every EHPA again: at 10,000 EHPAs the cron and
  *  algorithm parsing of those passes was a fifth of the reconciles' garbage (432 of 2,062 MiB in two minutes of a
  *  sampling allocation profile, BENCHMARKS.md "scale"), which the major GCs then had to clear. */
-const validated = new WeakMap<(zone: string) => boolean, WeakMap<EffectiveHorizontalPodAutoscaler, readonly SpecProblem[]>>();
+let validated = new WeakMap<(zone: string) => boolean, WeakMap<EffectiveHorizontalPodAutoscaler, readonly SpecProblem[]>>();
+
+/** Forgets every answer (test/helpers/fresh-caches.ts: no test passes on an earlier test's answer). */
+export function clearValidationMemo(): void {
+  validated = new WeakMap();
+}
 
 /** Returns every problem, in a stable order, so the condition message does not flap between reconciles. */
 export function validateEhpa(

@@ -272,9 +272,33 @@ export function tryParseQuantity(text: string): Quantity | undefined {
   }
 }
 
+/** Answers of quantityMilli by text. Pods' requests repeat the same few strings ("100m", "1") across a cluster,
+ *  and every EHPA reconcile sums its pods' requests: at 10,000 EHPAs parsing them again was ~80 MiB of garbage
+ *  in two minutes (a sampling allocation profile, BENCHMARKS.md "scale"). The texts come from tenants, so the
+ *  memo is bounded in entries and in the length of a text it keeps. */
+let milliByText = new Map<string, number | undefined>();
+const MILLI_MEMO_ENTRIES = 4096;
+const MILLI_MEMO_TEXT_LENGTH = 64;
+
+/** Empties quantityMilli's memo (test/helpers/fresh-caches.ts: no test passes on an earlier test's answer). */
+export function clearQuantityMemo(): void {
+  milliByText = new Map();
+}
+
+/** Texts quantityMilli remembers now (at most MILLI_MEMO_ENTRIES). */
+export function quantityMemoEntries(): number {
+  return milliByText.size;
+}
+
 /** Quantity.MilliValue() of a quantity's text (milli-units, rounded up), or undefined if it is not one. */
 export function quantityMilli(text: string): number | undefined {
-  return tryParseQuantity(text)?.milliValue();
+  if (milliByText.has(text)) return milliByText.get(text);
+  const milli = tryParseQuantity(text)?.milliValue();
+  if (text.length <= MILLI_MEMO_TEXT_LENGTH) {
+    if (milliByText.size >= MILLI_MEMO_ENTRIES) milliByText = new Map();
+    milliByText.set(text, milli);
+  }
+  return milli;
 }
 
 /** resource.ParseQuantity. */

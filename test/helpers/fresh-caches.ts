@@ -5,11 +5,15 @@
 import { clearCronCaches } from '../../src/cron/cron-window.ts';
 import { clearCraneFftPlans } from '../../src/prediction/dsp/crane-fft.ts';
 import { clearDftPlans } from '../../src/prediction/dsp/dft.ts';
+import { clearQuantityMemo } from '../../src/quantity/quantity.ts';
+import { clearValidationMemo } from '../../src/ehpa/validation.ts';
 
 export const mochaHooks = {
   beforeEach(): void {
     clearCronCaches();
     clearCraneFftPlans();
     clearDftPlans();
+    clearQuantityMemo();
+    clearValidationMemo();
   },
 };
