@@ -576,6 +576,7 @@ async function runSize(n: number): Promise<Row> {
       let churnRow: Row['churn'];
       if (CHURN_S > 0) {
         const c0 = await apiRequests(serve.metricsUrl);
+        const c0ByResource = await apiRequests(serve.metricsUrl, true);
         const rssStart = rssLast;
         let rssMin = rssLast;
         let rssMax = rssLast;
@@ -595,7 +596,7 @@ async function runSize(n: number): Promise<Row> {
         });
         const s = (performance.now() - tc0) / 1000;
         churnRow = { s, replaced, errors, rssStart, rssMin, rssMax, rssEnd: rssLast, req: diff(await apiRequests(serve.metricsUrl), c0) };
-        console.log(`  churn: ${replaced} pods replaced in ${s.toFixed(0)} s (${(replaced / s).toFixed(1)}/s, ${errors} errors); RSS start ${mib(rssStart)}, min ${mib(rssMin)}, max ${mib(rssMax)}, end ${mib(rssLast)}; serve's API requests ${fmtReq(churnRow.req, 1)}`);
+        console.log(`  churn: ${replaced} pods replaced in ${s.toFixed(0)} s (${(replaced / s).toFixed(1)}/s, ${errors} errors); RSS start ${mib(rssStart)}, min ${mib(rssMin)}, max ${mib(rssMax)}, end ${mib(rssLast)}; serve's API requests ${fmtReq(churnRow.req, 1)} (${fmtReq(diff(await apiRequests(serve.metricsUrl, true), c0ByResource), 1)})`);
       }
       return {
         restartRecoveryS, restartReq, churn: churnRow, sweep, mix,

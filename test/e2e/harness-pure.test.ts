@@ -5,9 +5,17 @@ import { parse as parseYaml } from 'yaml';
 import { cpuMilliAnnotation, OOM_KILL_ANNOTATION, OOM_KILL_STAGE, usageAnnotations, USAGE_CPU_ANNOTATION, USAGE_MEMORY_ANNOTATION } from './harness/kwok.ts';
 import { cumulativeCpuSeconds, parseTraceCsv, shiftTrace, toOpenMetrics } from './harness/openmetrics.ts';
 import { applyJsonPatch } from './harness/manifests.ts';
+import { processKey } from './harness/cpu-by-process.ts';
 import { fileSdJson, kubeletTargetsJson, prometheusYaml } from './harness/prometheus.ts';
 
 describe('e2e harness: pure helpers', () => {
+  it("sums a kernel worker's CPU under one name whichever work queue its name shows", () => {
+    expect(processKey('kworker/0:0-events')).to.equal('kworker/0:0');
+    expect(processKey('kworker/0:0-mm_percpu_wq')).to.equal('kworker/0:0');
+    expect(processKey('kworker/u8:1-events_unbound')).to.equal('kworker/u8:1');
+    expect(processKey('kube-apiserver')).to.equal('kube-apiserver');
+    expect(processKey('node')).to.equal('node');
+  });
   it('parses a ts,value CSV with a header and rejects a malformed line with its number', () => {
     expect(parseTraceCsv('ts,value\n100,1.5\n160,2\n')).to.deep.equal([{ ts: 100, value: 1.5 }, { ts: 160, value: 2 }]);
     expect(() => parseTraceCsv('ts,value\n100,1\n160,x\n')).to.throw(/line 3/);
