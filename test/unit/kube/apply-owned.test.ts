@@ -98,7 +98,7 @@ describe('OwnedApplier', () => {
     expect(applier.remembered).to.equal(0);
   });
 
-  it('remembers a digest, not the desired object: 2,000 objects with 50 KB annotations stay under 10 MB of heap', async () => {
+  it('remembers a digest, not the desired object: 2,000 objects with 50 KB annotations (97 MiB of JSON) leave under 40 MiB of heap', async () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const server = fakeServer();
@@ -113,8 +113,11 @@ describe('OwnedApplier', () => {
     }
     server.writes.length = 0; // the fake server's log is not the applier's
     gc();
+    gc();
     const grown = process.memoryUsage().heapUsed - before;
     expect(applier.remembered).to.equal(2000);
-    expect(grown, `heap grew ${(grown / 2 ** 20).toFixed(1)} MiB`).to.be.below(10 * 2 ** 20);
+    // Keeping the JSON grew the heap by 97 MiB; the digests take well under 1 MiB. The margin is for whatever an
+    // earlier test in the same process still has in flight.
+    expect(grown, `heap grew ${(grown / 2 ** 20).toFixed(1)} MiB`).to.be.below(40 * 2 ** 20);
   });
 });
