@@ -185,11 +185,14 @@ describe('robfig parity: Next\'s search limit (spec.go: give up past December 31
   });
 
   it('costs little: a never-matching cron is refused without a scan, and a search to 2104 stays in milliseconds', () => {
-    const never = cpuMs(() => {
+    // The least of three tries: in the whole unit suite one try now and then took 51 ms of CPU (a GC of the
+    // suite's garbage landing in it) where alone it takes 7-20 ms.
+    const leastOf3 = (f: () => void) => Math.min(cpuMs(f), cpuMs(f), cpuMs(f));
+    const never = leastOf3(() => {
       for (let i = 0; i < 100; i++) expect(() => validateCronWindow({ start: fresh('0 0 30 2 *'), end: fresh('0 0 31 4,6,9,11 *') }, 'UTC')).to.throw(/never matches/);
     });
     expect(never, `100 never-matching pairs took ${never.toFixed(1)} ms`).to.be.below(50);
-    const far = cpuMs(() => expect(next('0 0 29 2 *', '2099-01-01T00:00:00Z', 'Europe/Berlin')).to.equal('2104-02-28T23:00:00.000Z'));
+    const far = leastOf3(() => expect(next('0 0 29 2 *', '2099-01-01T00:00:00Z', 'Europe/Berlin')).to.equal('2104-02-28T23:00:00.000Z'));
     expect(far, `a search over five years took ${far.toFixed(1)} ms`).to.be.below(50);
   });
 });
