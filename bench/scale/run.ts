@@ -198,6 +198,12 @@ async function informerSyncs(metricsUrl: string): Promise<Map<string, number>> {
   return out;
 }
 const diff = (a: Map<string, number>, b: Map<string, number>) => new Map([...a].map(([k, v]) => [k, v - (b.get(k) ?? 0)] as [string, number]).filter(([, v]) => v > 0));
+/** Requests by verb from requests by "VERB resource". */
+const byVerb = (byResource: Map<string, number>) => {
+  const out = new Map<string, number>();
+  for (const [k, n] of byResource) out.set(k.split(' ')[0]!, (out.get(k.split(' ')[0]!) ?? 0) + n);
+  return out;
+};
 const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 const fmtReq = (m: Map<string, number>, per: number) => [...m].sort().map(([k, v]) => `${k} ${(v / per).toFixed(2)}`).join(', ') || '0';
 const mib = (b: number) => `${Math.round(b / 2 ** 20)} MiB`;
@@ -492,8 +498,7 @@ async function runSize(n: number): Promise<Row> {
       const ts = performance.now();
       await new Promise((r) => setTimeout(r, RESYNC_S * 1000));
       const steadyByResource = diff(await apiRequests(serve.metricsUrl, true), s0);
-      const steady = new Map<string, number>();
-      for (const [k, n] of steadyByResource) steady.set(k.split(' ')[0]!, (steady.get(k.split(' ')[0]!) ?? 0) + n);
+      const steady = byVerb(steadyByResource);
       const steadyWindowS = (performance.now() - ts) / 1000;
       console.log(`  steady state over ${steadyWindowS.toFixed(0)} s: ${fmtReq(steady, 1)} (${fmtReq(steadyByResource, 1)})`);
 
@@ -575,8 +580,7 @@ async function runSize(n: number): Promise<Row> {
       // Pod churn: RSS must stay flat while pods come and go (issue 16: an hour at 50/s).
       let churnRow: Row['churn'];
       if (CHURN_S > 0) {
-        const c0 = await apiRequests(serve.metricsUrl);
-        const c0ByResource = await apiRequests(serve.metricsUrl, true);
+        const c0 = await apiRequests(serve.metricsUrl, true);
         const rssStart = rssLast;
         let rssMin = rssLast;
         let rssMax = rssLast;
@@ -595,8 +599,9 @@ async function runSize(n: number): Promise<Row> {
           clearInterval(track);
         });
         const s = (performance.now() - tc0) / 1000;
-        churnRow = { s, replaced, errors, rssStart, rssMin, rssMax, rssEnd: rssLast, req: diff(await apiRequests(serve.metricsUrl), c0) };
-        console.log(`  churn: ${replaced} pods replaced in ${s.toFixed(0)} s (${(replaced / s).toFixed(1)}/s, ${errors} errors); RSS start ${mib(rssStart)}, min ${mib(rssMin)}, max ${mib(rssMax)}, end ${mib(rssLast)}; serve's API requests ${fmtReq(churnRow.req, 1)} (${fmtReq(diff(await apiRequests(serve.metricsUrl, true), c0ByResource), 1)})`);
+        const churnByResource = diff(await apiRequests(serve.metricsUrl, true), c0);
+        churnRow = { s, replaced, errors, rssStart, rssMin, rssMax, rssEnd: rssLast, req: byVerb(churnByResource) };
+        console.log(`  churn: ${replaced} pods replaced in ${s.toFixed(0)} s (${(replaced / s).toFixed(1)}/s, ${errors} errors); RSS start ${mib(rssStart)}, min ${mib(rssMin)}, max ${mib(rssMax)}, end ${mib(rssLast)}; serve's API requests ${fmtReq(churnRow.req, 1)} (${fmtReq(churnByResource, 1)})`);
       }
       return {
         restartRecoveryS, restartReq, churn: churnRow, sweep, mix,
