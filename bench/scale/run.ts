@@ -201,7 +201,10 @@ const diff = (a: Map<string, number>, b: Map<string, number>) => new Map([...a].
 /** Requests by verb from requests by "VERB resource". */
 const byVerb = (byResource: Map<string, number>) => {
   const out = new Map<string, number>();
-  for (const [k, n] of byResource) out.set(k.split(' ')[0]!, (out.get(k.split(' ')[0]!) ?? 0) + n);
+  for (const [k, n] of byResource) {
+    const verb = k.split(' ')[0]!;
+    out.set(verb, (out.get(verb) ?? 0) + n);
+  }
   return out;
 };
 const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
