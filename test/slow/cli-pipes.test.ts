@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { assertBuildFresh } from '../e2e/harness/build-freshness.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin/ehpa-adapter.js');
@@ -18,6 +19,7 @@ const EHPA = join(ROOT, 'examples/ehpa-simulate.yaml');
 
 /** Runs the bin with stdout on a pipe nobody reads for 300 ms, then drained slowly chunk by chunk. */
 async function runSlowlyRead(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  assertBuildFresh(ROOT);
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let err = '';

@@ -2,7 +2,7 @@
 // with a kubeconfig (KUBECONFIG) for its service-account identity, operations port on loopback.
 import { join } from 'node:path';
 import { REPO_ROOT } from './binaries.ts';
-import { staleBuildProblem } from './build-freshness.ts';
+import { assertBuildFresh } from './build-freshness.ts';
 import { freePort } from './ports.ts';
 import { startProcess, waitFor, type ManagedProcess } from './processes.ts';
 
@@ -30,8 +30,7 @@ function nodeArgsFromEnv(): string[] {
 }
 
 export async function startAdapterProcess(opts: AdapterProcessOptions): Promise<AdapterProcess> {
-  const stale = staleBuildProblem(join(REPO_ROOT, 'dist', 'main.js'), join(REPO_ROOT, 'src'));
-  if (stale) throw new Error(stale);
+  assertBuildFresh(REPO_ROOT);
   const metricsPort = await freePort();
   const proc = startProcess({
     name: opts.name ?? 'ehpa-adapter',

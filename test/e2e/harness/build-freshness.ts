@@ -3,7 +3,8 @@
 // old build, not the sources being changed, and pass or fail for reasons that are no longer in the code
 // (a checkout on 2026-11-27 ran a build three hours and nine commits old). The harness refuses to start
 // the adapter from a dist/ older than any source file, and says what to do. A clean clone (CI) has no
-// dist/ and runs the sources.
+// dist/ and runs the sources. Every test that spawns the bin itself (CLI, operations endpoint, pipes) checks
+// the same way before it does.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -31,4 +32,10 @@ export function staleBuildProblem(builtFile: string, srcDir: string): string | n
     `${builtFile} is older than ${src.path} (by ${((src.mtimeMs - built) / 1000).toFixed(0)} s): bin/ehpa-adapter.js would run that ` +
     'old build instead of the sources. Run `npm run build`, or remove dist/ to run the sources through tsx.'
   );
+}
+
+/** Throws staleBuildProblem's message for the repository at `root`: call before spawning its bin/ehpa-adapter.js. */
+export function assertBuildFresh(root: string): void {
+  const stale = staleBuildProblem(join(root, 'dist', 'main.js'), join(root, 'src'));
+  if (stale) throw new Error(stale);
 }

@@ -3,8 +3,10 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../../src/cli/run-cli.ts';
 import { COMMANDS } from '../../../src/cli/commands.ts';
+import { assertBuildFresh } from '../../e2e/harness/build-freshness.ts';
 import { captureIO } from '../../helpers/capture-io.ts';
 
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../../bin/ehpa-adapter.js', import.meta.url));
 
 describe('ehpa-adapter CLI', () => {
@@ -36,6 +38,7 @@ describe('ehpa-adapter CLI', () => {
     expect(io.err()).to.match(/unknown command "frobnicate"/);
   });
   it('the installed bin runs `version` as a separate process', async () => {
+    assertBuildFresh(ROOT);
     const out = await new Promise<string>((resolve, reject) => {
       const p = spawn(process.execPath, [BIN, 'version'], { stdio: ['ignore', 'pipe', 'inherit'] });
       let s = '';

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newestFile, staleBuildProblem } from '../../e2e/harness/build-freshness.ts';
+import { assertBuildFresh, newestFile, staleBuildProblem } from '../../e2e/harness/build-freshness.ts';
 
 describe('e2e harness build freshness', () => {
   let dir: string;
@@ -36,5 +36,14 @@ describe('e2e harness build freshness', () => {
     expect(staleBuildProblem(join(dir, 'dist', 'main.js'), join(dir, 'src'))).to.equal(null);
     rmSync(join(dir, 'dist', 'main.js'));
     expect(staleBuildProblem(join(dir, 'dist', 'main.js'), join(dir, 'src'))).to.equal(null);
+  });
+
+  it('assertBuildFresh throws that problem for a repository root, and passes a fresh build or none', () => {
+    at(join(dir, 'dist', 'main.js'), 1_500);
+    expect(() => assertBuildFresh(dir)).to.throw(/older than .*b\.ts .*npm run build/);
+    at(join(dir, 'dist', 'main.js'), 2_500);
+    expect(() => assertBuildFresh(dir)).not.to.throw();
+    rmSync(join(dir, 'dist', 'main.js'));
+    expect(() => assertBuildFresh(dir)).not.to.throw();
   });
 });

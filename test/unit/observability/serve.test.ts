@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { Counter } from 'prom-client';
 import { startHealthServer } from '../../../src/observability/health-server.ts';
 import { createMetricsRegistry } from '../../../src/observability/metrics-registry.ts';
+import { assertBuildFresh } from '../../e2e/harness/build-freshness.ts';
 
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../../bin/ehpa-adapter.js', import.meta.url));
 
 describe('operations endpoint', () => {
@@ -40,6 +42,7 @@ describe('operations endpoint', () => {
   });
 
   it('`ehpa-adapter serve --metrics-port 0` answers /healthz and /metrics and stops on SIGTERM', async () => {
+    assertBuildFresh(ROOT);
     const p = spawn(process.execPath, [BIN, 'serve', '--metrics-port', '0', '--metrics-bind-address', '127.0.0.1', '--adapter=false', '--controllers='], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
