@@ -5,6 +5,7 @@
 //   node --import tsx bench/calibration-replay.ts record --dir DIR [--jobs 2] [--traces input1,nab]
 //   node --import tsx bench/calibration-replay.ts replay --dir DIR [--calibration path/to/variant.ts] [--rows]
 //   node --import tsx bench/calibration-replay.ts replay --dir DIR --candidates [--rows]
+//   node --import tsx bench/calibration-replay.ts replay --dir DIR --stability [--calibration variant.ts] [--rows]
 //
 // `record` fits every cut point once and stores, per trace, what calibrateWindowMax is given for each window,
 // the uncalibrated forecast's window maxima (served when the calibration has too little history), the actual
@@ -13,13 +14,17 @@
 // shipped calibration it reproduces the `auto` column of `npm run eval:forecast -- --rolling` exactly
 // (test/unit/prediction/dsp/calibration-replay.test.ts). `--candidates` instead scores every candidate as if
 // it were served alone at every cut point (× its own multiplier): the best of them in hindsight is the most
-// any choice among these candidates can reach. The pure parts are recordTrace, replayTrace and replayCandidates.
+// any choice among these candidates can reach. `--stability` asks how much each trace's verdict (auto's slack
+// at 90 % below every rival's; coverage ≥ 90 %) owes to which 48 windows happened to be scored: the verdict on
+// each day of the two, and how often it holds over block-bootstrap resamples of the cut points. The pure
+// parts are recordTrace, replayTrace, replayCandidates and verdictStability.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
 import { dspCalibrationInputs, dspForecast, type ForecastSample } from '../src/prediction/dsp/forecast.ts';
+import { SeededRandom } from '../src/prediction/dsp/seeded-random.ts';
 import { calibrateWindowMax, type CalibrationInput } from '../src/prediction/dsp/window-calibration.ts';
 import { scoreWindows, type WindowPair } from '../src/prediction/dsp/window-coverage.ts';
 import { allTraces } from './eval-rolling.ts';
@@ -126,6 +131,59 @@ export function replayCandidates(cuts: readonly RecordedCut[], calibrate: Calibr
   return out;
 }
 
+/** Whether auto's slack at 90 % coverage is below every rival's on the windows at `idx` (a rival never scored does not count). */
+export function autoLeast(pairs: Record<'auto' | Rival, WindowPair[]>, idx: readonly number[]): boolean {
+  const at = (m: 'auto' | Rival) => scoreWindows(idx.map((i) => pairs[m][i] as WindowPair)).slackAtLevel;
+  const auto = at('auto');
+  return RIVALS.every((r) => pairs[r].length === 0 || auto < at(r));
+}
+
+export interface VerdictStability {
+  /** auto has the least slack at 90 % on all the windows, on the first half of them, on the second half. */
+  least: boolean;
+  leastFirstHalf: boolean;
+  leastSecondHalf: boolean;
+  /** Share of bootstrap resamples on which auto has the least slack at 90 %, and on which its coverage is ≥ 90 %. */
+  leastShare: number;
+  coveredShare: number;
+}
+
+/**
+ * How much one trace's verdict depends on the windows scored. The cut points are in time order, every rival
+ * scored at each (the rolling-origin evaluation's pairs). Halves: the two days of the evaluation. Bootstrap:
+ * moving blocks of `block` consecutive cut points (Künsch 1989, "The jackknife and the bootstrap for general
+ * stationary observations"), since neighbouring windows share load; resampled to the same number of windows,
+ * `resamples` times, from a fixed seed.
+ */
+export function verdictStability(pairs: Record<'auto' | Rival, WindowPair[]>, opts: { block?: number; resamples?: number; seed?: number } = {}): VerdictStability {
+  const n = pairs.auto.length;
+  if (n < 2) throw new RangeError('verdictStability needs at least 2 windows');
+  if (RIVALS.some((r) => pairs[r].length !== 0 && pairs[r].length !== n)) throw new RangeError('every rival must be scored on the same windows as auto');
+  const block = Math.max(1, Math.min(n, opts.block ?? 4));
+  const resamples = opts.resamples ?? 500;
+  const rng = new SeededRandom(opts.seed ?? 1);
+  const all = Array.from({ length: n }, (_, i) => i);
+  const half = Math.floor(n / 2);
+  let least = 0;
+  let covered = 0;
+  for (let r = 0; r < resamples; r++) {
+    const idx: number[] = [];
+    while (idx.length < n) {
+      const from = rng.intn(n - block + 1);
+      for (let k = 0; k < block && idx.length < n; k++) idx.push(from + k);
+    }
+    if (autoLeast(pairs, idx)) least++;
+    if (scoreWindows(idx.map((i) => pairs.auto[i] as WindowPair)).coverage >= 0.9) covered++;
+  }
+  return {
+    least: autoLeast(pairs, all),
+    leastFirstHalf: autoLeast(pairs, all.slice(0, half)),
+    leastSecondHalf: autoLeast(pairs, all.slice(half)),
+    leastShare: least / resamples,
+    coveredShare: covered / resamples,
+  };
+}
+
 async function record(dir: string, jobs: number, filter: string[] | null): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const traces = allTraces()
@@ -159,11 +217,12 @@ function recordWorker(dir: string, indices: number[]): void {
   }
 }
 
-async function replay(dir: string, modulePath: string | null, rows: boolean, perCandidate: boolean): Promise<void> {
+async function replay(dir: string, modulePath: string | null, rows: boolean, perCandidate: boolean, stability: boolean): Promise<void> {
   const calibrate: Calibrate = modulePath ? ((await import(pathToFileURL(resolve(modulePath)).href)) as { calibrateWindowMax: Calibrate }).calibrateWindowMax : calibrateWindowMax;
   const summary = new Map<number, { covered: number; least: number; traces: number }>();
   const hindsight = new Map<number, { traces: number; anyLeast: number; byFamily: Map<string, number> }>();
   const pct = (x: number) => (100 * x).toFixed(0);
+  const stable = new Map<number, { traces: number; differ: number; first: number; second: number; undecided: number; expectedLeast: number; expectedCovered: number }>();
   for (const f of readdirSync(dir).filter((n) => n.endsWith('.v8')).sort()) {
     const { name, cuts } = deserialize(readFileSync(join(dir, f))) as { name: string; cuts: RecordedCut[] };
     if (perCandidate) {
@@ -191,6 +250,22 @@ async function replay(dir: string, modulePath: string | null, rows: boolean, per
       continue;
     }
     for (const [w, byMethod] of Object.entries(replayTrace(cuts, calibrate))) {
+      if (stability) {
+        const v = verdictStability(byMethod);
+        const t = stable.get(Number(w)) ?? { traces: 0, differ: 0, first: 0, second: 0, undecided: 0, expectedLeast: 0, expectedCovered: 0 };
+        t.traces++;
+        if (v.leastFirstHalf !== v.leastSecondHalf) t.differ++;
+        if (v.leastFirstHalf) t.first++;
+        if (v.leastSecondHalf) t.second++;
+        if (v.leastShare > 0.2 && v.leastShare < 0.8) t.undecided++;
+        t.expectedLeast += v.leastShare;
+        t.expectedCovered += v.coveredShare;
+        stable.set(Number(w), t);
+        if (rows) {
+          const yn = (b: boolean) => (b ? 'yes' : 'no');
+          console.log(`${name} ${Number(w) / 60} min: least on both days ${yn(v.least)}, day 1 ${yn(v.leastFirstHalf)}, day 2 ${yn(v.leastSecondHalf)}; bootstrap: least ${pct(v.leastShare)} %, coverage ≥ 90 % ${pct(v.coveredShare)} %`);
+        }
+      }
       const scores = Object.fromEntries(Object.entries(byMethod).map(([m, p]) => [m, scoreWindows(p)])) as Record<'auto' | Rival, ReturnType<typeof scoreWindows>>;
       const s = summary.get(Number(w)) ?? { covered: 0, least: 0, traces: 0 };
       const least = RIVALS.every((r) => scores.auto.slackAtLevel < scores[r].slackAtLevel || scores[r].windows === 0);
@@ -208,6 +283,12 @@ async function replay(dir: string, modulePath: string | null, rows: boolean, per
     const fams = [...h.byFamily].sort((a, b) => b[1] - a[1]).map(([f, n]) => `${f} ${n}`).join(', ');
     console.log(`window ${w / 60} min: some candidate, served alone at every cut point, has less slack at 90 % than every rival on ${h.anyLeast}/${h.traces} traces (${fams})`);
   }
+  for (const [w, t] of [...stable].sort((a, b) => a[0] - b[0])) {
+    console.log(
+      `window ${w / 60} min: least slack at 90 % on day 1 on ${t.first}/${t.traces} traces, on day 2 on ${t.second}, the two days disagree on ${t.differ}; ` +
+        `bootstrap: least on ${t.expectedLeast.toFixed(1)} traces and ≥ 90 % coverage on ${t.expectedCovered.toFixed(1)} in expectation, least in 20–80 % of resamples on ${t.undecided}`,
+    );
+  }
   for (const [w, s] of [...summary].sort((a, b) => a[0] - b[0])) {
     console.log(`window ${w / 60} min: ≥ 90 % coverage on ${s.covered}/${s.traces} traces; least slack at 90 % on ${s.least}/${s.traces}`);
   }
@@ -223,10 +304,10 @@ async function main(argv: string[]): Promise<void> {
   if (cmd === 'record-worker') return recordWorker(argv[1] as string, (argv[2] ?? '').split(',').filter(Boolean).map(Number));
   const dir = arg(argv, '--dir');
   if (!dir || (cmd !== 'record' && cmd !== 'replay')) {
-    throw new Error('usage: calibration-replay.ts record --dir DIR [--jobs N] [--traces a,b] | replay --dir DIR [--calibration module.ts] [--rows] [--candidates]');
+    throw new Error('usage: calibration-replay.ts record --dir DIR [--jobs N] [--traces a,b] | replay --dir DIR [--calibration module.ts] [--rows] [--candidates | --stability]');
   }
   if (cmd === 'record') return record(dir, Math.max(1, Number(arg(argv, '--jobs') ?? 2)), arg(argv, '--traces')?.split(',') ?? null);
-  return replay(dir, arg(argv, '--calibration'), argv.includes('--rows'), argv.includes('--candidates'));
+  return replay(dir, arg(argv, '--calibration'), argv.includes('--rows'), argv.includes('--candidates'), argv.includes('--stability'));
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() as string)) {

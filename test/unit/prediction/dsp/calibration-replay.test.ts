@@ -2,7 +2,8 @@
 // pairs the rolling-origin evaluation (bench/rolling-origin.ts rollingPairs) computes by refitting every cut,
 // so a variant of the calibration can be judged on the replay alone.
 import { expect } from 'chai';
-import { recordTrace, replayCandidates, replayTrace, RIVALS } from '../../../../bench/calibration-replay.ts';
+import { autoLeast, recordTrace, replayCandidates, replayTrace, RIVALS, verdictStability } from '../../../../bench/calibration-replay.ts';
+import type { WindowPair } from '../../../../src/prediction/dsp/window-coverage.ts';
 import { rollingPairs, type RollingOptions } from '../../../../bench/rolling-origin.ts';
 import { calibrateWindowMax } from '../../../../src/prediction/dsp/window-calibration.ts';
 
@@ -91,5 +92,44 @@ describe('calibration replay (bench/calibration-replay.ts)', function () {
       a.forEach((p, i) => expect(p.forecastMax).to.equal(2 * (b[i]?.forecastMax as number)));
       expect(doubled[w]?.crane).to.deep.equal(plain[w]?.crane);
     }
+  });
+});
+
+describe('calibration replay --stability (verdictStability)', () => {
+  // 48 windows like the evaluation's two days; actual maxima vary so that scaling matters.
+  const actual = Array.from({ length: 48 }, (_, i) => 10 + ((i * 37) % 13));
+  const wobble = (i: number) => 1 + ((i * 53) % 17) / 20; // 1.0 … 1.8, no pattern a constant divides out
+  const column = (f: (i: number) => number): WindowPair[] => actual.map((a, i) => ({ forecastMax: a * f(i), actualMax: a }));
+  const methods = (auto: (i: number) => number, rival: (i: number) => number) =>
+    Object.fromEntries([['auto', column(auto)], ...RIVALS.map((r) => [r, column(rival)])]) as Record<'auto' | (typeof RIVALS)[number], WindowPair[]>;
+
+  it('a forecast of the exact peak beats noisy rivals on both days and on every resample', () => {
+    const v = verdictStability(methods(() => 1, wobble), { resamples: 200 });
+    expect(v).to.deep.equal({ least: true, leastFirstHalf: true, leastSecondHalf: true, leastShare: 1, coveredShare: 1 });
+  });
+
+  it('a forecast exact on day 1 and noisy on day 2 against a rival the other way round: the days disagree and the resamples split', () => {
+    const v = verdictStability(methods((i) => (i < 24 ? 1 : wobble(i)), (i) => (i < 24 ? wobble(i) : 1)), { resamples: 400 });
+    expect([v.leastFirstHalf, v.leastSecondHalf]).to.deep.equal([true, false]);
+    expect(v.leastShare).to.be.greaterThan(0.05).and.lessThan(0.95);
+    expect(v.coveredShare).to.equal(1);
+  });
+
+  it('coverage: 6 of 48 windows under the peak is 87.5 %, so most resamples fall short of 90 % and some do not', () => {
+    const under = new Set([3, 11, 19, 27, 35, 43]);
+    const v = verdictStability(methods((i) => (under.has(i) ? 0.8 : 1), wobble), { resamples: 400 });
+    expect(v.coveredShare).to.be.greaterThan(0).and.lessThan(0.5);
+  });
+
+  it('is reproducible from its seed, and autoLeast ignores a rival never scored', () => {
+    const m = methods((i) => (i < 24 ? 1 : wobble(i)), (i) => (i < 24 ? wobble(i) : 1));
+    expect(verdictStability(m, { seed: 7 })).to.deep.equal(verdictStability(m, { seed: 7 }));
+    const noCrane = { ...methods(() => 1, wobble), crane: [] };
+    expect(autoLeast(noCrane, [0, 1, 2, 3])).to.equal(true);
+  });
+
+  it('refuses rivals scored on other windows than auto', () => {
+    const m = methods(() => 1, wobble);
+    expect(() => verdictStability({ ...m, 'last value': m['last value'].slice(1) })).to.throw(RangeError, /same windows/);
   });
 });
