@@ -263,7 +263,7 @@ async function replay(dir: string, modulePath: string | null, rows: boolean, per
         stable.set(Number(w), t);
         if (rows) {
           const yn = (b: boolean) => (b ? 'yes' : 'no');
-          console.log(`${name} ${Number(w) / 60} min: least on both days ${yn(v.least)}, day 1 ${yn(v.leastFirstHalf)}, day 2 ${yn(v.leastSecondHalf)}; bootstrap: least ${pct(v.leastShare)} %, coverage ≥ 90 % ${pct(v.coveredShare)} %`);
+          console.log(`${name} ${Number(w) / 60} min: least over both days together ${yn(v.least)}, day 1 ${yn(v.leastFirstHalf)}, day 2 ${yn(v.leastSecondHalf)}; bootstrap: least ${pct(v.leastShare)} %, coverage ≥ 90 % ${pct(v.coveredShare)} %`);
         }
       }
       const scores = Object.fromEntries(Object.entries(byMethod).map(([m, p]) => [m, scoreWindows(p)])) as Record<'auto' | Rival, ReturnType<typeof scoreWindows>>;
