@@ -2,11 +2,13 @@
 // variant of it is judged on the rolling-origin evaluation (bench/rolling-origin.ts, docs/forecast-evaluation.md)
 // in a minute or two instead of refitting every cut point (17 minutes on 2 cores):
 //
-//   node --import tsx bench/calibration-replay.ts record --dir DIR [--jobs 2] [--traces input1,nab]
+//   node --import tsx bench/calibration-replay.ts record --dir DIR [--jobs 2] [--traces input1,nab] [--span-days 2]
 //   node --import tsx bench/calibration-replay.ts replay --dir DIR [--calibration path/to/variant.ts] [--rows]
 //   node --import tsx bench/calibration-replay.ts replay --dir DIR --candidates [--rows]
 //   node --import tsx bench/calibration-replay.ts replay --dir DIR --stability [--calibration variant.ts] [--rows]
 //
+// `--span-days` widens the evaluation's span of cut points (default 2 days, the issue's), for a count on
+// more windows; a trace keeps its own length, so its first cut points then have less history behind them.
 // `record` fits every cut point once and stores, per trace, what calibrateWindowMax is given for each window,
 // the uncalibrated forecast's window maxima (served when the calibration has too little history), the actual
 // window maxima, crane mode's and the baselines'. `replay` runs calibrateWindowMax, or the export of that
@@ -16,7 +18,7 @@
 // it were served alone at every cut point (× its own multiplier): the best of them in hindsight is the most
 // any choice among these candidates can reach. `--stability` asks how much each trace's verdict (auto's slack
 // at 90 % below every rival's; coverage ≥ 90 %) owes to which 48 windows happened to be scored: the verdict on
-// each day of the two, and how often it holds over block-bootstrap resamples of the cut points. The pure
+// each half of the cut points (the two days), and how often it holds over block-bootstrap resamples of the cut points. The pure
 // parts are recordTrace, replayTrace, replayCandidates and verdictStability.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -184,7 +186,7 @@ export function verdictStability(pairs: Record<'auto' | Rival, WindowPair[]>, op
   };
 }
 
-async function record(dir: string, jobs: number, filter: string[] | null): Promise<void> {
+async function record(dir: string, jobs: number, filter: string[] | null, spanSeconds: number): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const traces = allTraces()
     .map((t, i) => ({ t, i }))
@@ -197,7 +199,7 @@ async function record(dir: string, jobs: number, filter: string[] | null): Promi
       .map(
         (q) =>
           new Promise<void>((done, fail) => {
-            const p = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), 'record-worker', dir, q.join(',')], { stdio: 'inherit' });
+            const p = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), 'record-worker', dir, q.join(','), String(spanSeconds)], { stdio: 'inherit' });
             p.on('error', fail);
             p.on('close', (code) => (code === 0 ? done() : fail(new Error(`record worker exited ${code}`))));
           }),
@@ -205,13 +207,13 @@ async function record(dir: string, jobs: number, filter: string[] | null): Promi
   );
 }
 
-function recordWorker(dir: string, indices: number[]): void {
+function recordWorker(dir: string, indices: number[], spanSeconds: number): void {
   const traces = allTraces();
   for (const i of indices) {
     const t = traces[i];
     if (!t) continue;
     const started = Date.now();
-    const cuts = recordTrace(loadTrace(t), { ...DEFAULT_ROLLING, intervalSeconds: t.intervalSeconds });
+    const cuts = recordTrace(loadTrace(t), { ...DEFAULT_ROLLING, spanSeconds, intervalSeconds: t.intervalSeconds });
     writeFileSync(join(dir, `${String(i).padStart(2, '0')}.v8`), serialize({ name: t.name, cuts }));
     console.log(`recorded ${t.name}: ${cuts.length} cut points in ${((Date.now() - started) / 1000).toFixed(0)} s`);
   }
@@ -263,7 +265,7 @@ async function replay(dir: string, modulePath: string | null, rows: boolean, per
         stable.set(Number(w), t);
         if (rows) {
           const yn = (b: boolean) => (b ? 'yes' : 'no');
-          console.log(`${name} ${Number(w) / 60} min: least over both days together ${yn(v.least)}, day 1 ${yn(v.leastFirstHalf)}, day 2 ${yn(v.leastSecondHalf)}; bootstrap: least ${pct(v.leastShare)} %, coverage ≥ 90 % ${pct(v.coveredShare)} %`);
+          console.log(`${name} ${Number(w) / 60} min: least over all cut points ${yn(v.least)}, first half ${yn(v.leastFirstHalf)}, second half ${yn(v.leastSecondHalf)}; bootstrap: least ${pct(v.leastShare)} %, coverage ≥ 90 % ${pct(v.coveredShare)} %`);
         }
       }
       const scores = Object.fromEntries(Object.entries(byMethod).map(([m, p]) => [m, scoreWindows(p)])) as Record<'auto' | Rival, ReturnType<typeof scoreWindows>>;
@@ -285,7 +287,7 @@ async function replay(dir: string, modulePath: string | null, rows: boolean, per
   }
   for (const [w, t] of [...stable].sort((a, b) => a[0] - b[0])) {
     console.log(
-      `window ${w / 60} min: least slack at 90 % on day 1 on ${t.first}/${t.traces} traces, on day 2 on ${t.second}, the two days disagree on ${t.differ}; ` +
+      `window ${w / 60} min: least slack at 90 % on the first half of the cut points on ${t.first}/${t.traces} traces, on the second half on ${t.second}, the halves disagree on ${t.differ}; ` +
         `bootstrap: least on ${t.expectedLeast.toFixed(1)} traces and ≥ 90 % coverage on ${t.expectedCovered.toFixed(1)} in expectation, least in 20–80 % of resamples on ${t.undecided}`,
     );
   }
@@ -301,12 +303,16 @@ function arg(argv: string[], name: string): string | null {
 
 async function main(argv: string[]): Promise<void> {
   const [cmd] = argv;
-  if (cmd === 'record-worker') return recordWorker(argv[1] as string, (argv[2] ?? '').split(',').filter(Boolean).map(Number));
+  if (cmd === 'record-worker') return recordWorker(argv[1] as string, (argv[2] ?? '').split(',').filter(Boolean).map(Number), Number(argv[3]));
   const dir = arg(argv, '--dir');
   if (!dir || (cmd !== 'record' && cmd !== 'replay')) {
-    throw new Error('usage: calibration-replay.ts record --dir DIR [--jobs N] [--traces a,b] | replay --dir DIR [--calibration module.ts] [--rows] [--candidates | --stability]');
+    throw new Error('usage: calibration-replay.ts record --dir DIR [--jobs N] [--traces a,b] [--span-days D] | replay --dir DIR [--calibration module.ts] [--rows] [--candidates | --stability]');
   }
-  if (cmd === 'record') return record(dir, Math.max(1, Number(arg(argv, '--jobs') ?? 2)), arg(argv, '--traces')?.split(',') ?? null);
+  if (cmd === 'record') {
+    const spanDays = Number(arg(argv, '--span-days') ?? DEFAULT_ROLLING.spanSeconds / 86_400);
+    if (!(spanDays > 0 && spanDays <= 14)) throw new Error(`--span-days must be in (0, 14], got ${arg(argv, '--span-days')}`);
+    return record(dir, Math.max(1, Number(arg(argv, '--jobs') ?? 2)), arg(argv, '--traces')?.split(',') ?? null, spanDays * 86_400);
+  }
   return replay(dir, arg(argv, '--calibration'), argv.includes('--rows'), argv.includes('--candidates'), argv.includes('--stability'));
 }
 
