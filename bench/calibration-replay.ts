@@ -17,9 +17,10 @@
 // (test/unit/prediction/dsp/calibration-replay.test.ts). `--candidates` instead scores every candidate as if
 // it were served alone at every cut point (× its own multiplier): the best of them in hindsight is the most
 // any choice among these candidates can reach. `--stability` asks how much each trace's verdict (auto's slack
-// at 90 % below every rival's; coverage ≥ 90 %) owes to which 48 windows happened to be scored: the verdict on
-// each half of the cut points (the two days), and how often it holds over block-bootstrap resamples of the cut points. The pure
-// parts are recordTrace, replayTrace, replayCandidates and verdictStability.
+// at 90 % below every rival's; coverage ≥ 90 %) owes to which windows happened to be scored: the verdict on
+// each half of the cut points (the two days, at the default span), and how often it holds over block-bootstrap
+// resamples of the cut points. The pure parts are recordTrace, replayTrace, replayCandidates and
+// verdictStability.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -152,7 +153,7 @@ export interface VerdictStability {
 
 /**
  * How much one trace's verdict depends on the windows scored. The cut points are in time order, every rival
- * scored at each (the rolling-origin evaluation's pairs). Halves: the two days of the evaluation. Bootstrap:
+ * scored at each (the rolling-origin evaluation's pairs). Halves: the two days at the default span. Bootstrap:
  * moving blocks of `block` consecutive cut points (Künsch 1989, "The jackknife and the bootstrap for general
  * stationary observations"), since neighbouring windows share load; resampled to the same number of windows,
  * `resamples` times, from a fixed seed.
