@@ -29,7 +29,7 @@ import { deserialize, serialize } from 'node:v8';
 import { dspCalibrationInputs, dspForecast, type ForecastSample } from '../src/prediction/dsp/forecast.ts';
 import { SeededRandom } from '../src/prediction/dsp/seeded-random.ts';
 import { calibrateWindowMax, type CalibrationInput } from '../src/prediction/dsp/window-calibration.ts';
-import { scoreWindows, type WindowPair } from '../src/prediction/dsp/window-coverage.ts';
+import { coverage, scoreWindows, type WindowPair } from '../src/prediction/dsp/window-coverage.ts';
 import { allTraces } from './eval-rolling.ts';
 import { baselineMax, cutInput, cutPoints, DEFAULT_ROLLING, forecastMax, maxIn, type RollingOptions, type Series } from './rolling-origin.ts';
 import { loadTrace } from './traces.ts';
@@ -176,7 +176,7 @@ export function verdictStability(pairs: Record<'auto' | Rival, WindowPair[]>, op
       for (let k = 0; k < block && idx.length < n; k++) idx.push(from + k);
     }
     if (autoLeast(pairs, idx)) least++;
-    if (scoreWindows(idx.map((i) => pairs.auto[i] as WindowPair)).coverage >= 0.9) covered++;
+    if (coverage(idx.map((i) => pairs.auto[i] as WindowPair)) >= 0.9) covered++;
   }
   return {
     least: autoLeast(pairs, all),
@@ -271,7 +271,7 @@ async function replay(dir: string, modulePath: string | null, rows: boolean, per
       }
       const scores = Object.fromEntries(Object.entries(byMethod).map(([m, p]) => [m, scoreWindows(p)])) as Record<'auto' | Rival, ReturnType<typeof scoreWindows>>;
       const s = summary.get(Number(w)) ?? { covered: 0, least: 0, traces: 0 };
-      const least = RIVALS.every((r) => scores.auto.slackAtLevel < scores[r].slackAtLevel || scores[r].windows === 0);
+      const least = autoLeast(byMethod, byMethod.auto.map((_, i) => i));
       s.traces++;
       if (scores.auto.coverage >= 0.9) s.covered++;
       if (least) s.least++;
