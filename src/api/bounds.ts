@@ -24,6 +24,14 @@ export const BOUNDS = {
   halfLifeSeconds: { max: 90 * 86_400 },
   /** predictionWindowSeconds: a day (Crane's examples use an hour). The forecast covers twice this. */
   predictionWindowSeconds: { min: 1, max: 86_400 },
+  /** Buckets of a percentile histogram (maxValue / bucketSize, or the exponential layout's count): each is
+   *  a double allocated per fit. Crane's largest example layout (1e6 / 10, linear) is 100,001; ten times
+   *  that is 8 MB. 1e8 buckets took `serve` out of memory before the bound existed. */
+  histogramBuckets: 1_000_000,
+  /** A percentile block's or an fft estimator's marginFraction: the forecast is × (1 + margin). */
+  marginFraction: { min: 0, max: 10 },
+  /** A percentile block's targetUtilization: the forecast is ÷ it, so a hundredth is already × 100. */
+  targetUtilization: { min: 0.01, max: 10 },
   /** Crane's DSP fft estimator: spectrum items kept. */
   spectrumItems: { max: 1_000 },
   /** Estimators of each kind in one DSP block. */

@@ -5,7 +5,17 @@
 // left to crane-config.ts: a bound is checked on what will actually run.
 import { BOUNDS } from '../api/bounds.ts';
 import type { PredictionAlgorithm, TimeSeriesPrediction } from '../api/prediction.ts';
-import { algorithmSettingsProblems, dspSettingsFromSpec, percentileSettingsFromSpec, craneParseDurationSeconds } from './crane-config.ts';
+import {
+  algorithmSettingsProblems,
+  dspSettingsFromSpec,
+  percentileSettingsFromSpec,
+  craneParseDurationSeconds,
+  type DspSettings,
+  type PercentileSettings,
+} from './crane-config.ts';
+import type { CraneEstimatorSpec } from './dsp/crane-estimators.ts';
+import type { PercentileConfig } from './percentile/percentile-forecast.ts';
+import { histogramBucketCount } from './percentile/histogram-config.ts';
 import { coverageFromAnnotations } from './coverage-annotation.ts';
 
 function tooLong(field: string, value: string | undefined, max: number): string[] {
@@ -72,6 +82,8 @@ export function algorithmBoundsProblems(a: PredictionAlgorithm | undefined, fiel
       `${field}.${block}: historyLength / sampleInterval is ${Math.ceil(s.historySeconds / s.intervalSeconds)} points per series, more than ${BOUNDS.historyPoints}; lengthen the interval or shorten the history`,
     );
   }
+  if (percentile) out.push(...percentileValueProblems((s as PercentileSettings).config, `${field}.percentile`));
+  else for (const [i, e] of (s as DspSettings).craneEstimators.entries()) out.push(...estimatorValueProblems(e, `${field}.dsp.estimators.${e.kind}[${i}]`));
   if (percentile && p?.histogram?.halfLife) {
     let halfLife = NaN;
     try {
@@ -80,6 +92,50 @@ export function algorithmBoundsProblems(a: PredictionAlgorithm | undefined, fiel
       // Crane's parser already refused it: the defaults run, and crane-config reports the error.
     }
     if (halfLife > BOUNDS.halfLifeSeconds.max) out.push(`${field}.percentile.histogram.halfLife is ${halfLife}s, more than ${BOUNDS.halfLifeSeconds.max / 86_400}d`);
+  }
+  return out;
+}
+
+const inRange = (x: number, r: { min: number; max: number }) => Number.isFinite(x) && x >= r.min && x <= r.max;
+
+/**
+ * The numbers a percentile block runs with, each finite and in a range where the forecast
+ * (percentile × (1 + margin) / targetUtilization) is a finite, non-negative number of the history's order,
+ * and the histogram's bucket count, computed before anything is allocated.
+ */
+function percentileValueProblems(c: PercentileConfig, field: string): string[] {
+  const out: string[] = [];
+  if (!inRange(c.percentile, { min: 0, max: 1 })) out.push(`${field}.percentile is ${c.percentile}; it must be from 0 to 1`);
+  const { marginFraction: m, targetUtilization: u } = BOUNDS;
+  if (!inRange(c.marginFraction, m)) out.push(`${field}.marginFraction is ${c.marginFraction}; it must be from ${m.min} to ${m.max}`);
+  if (!inRange(c.targetUtilization, u)) out.push(`${field}.targetUtilization is ${c.targetUtilization}; it must be from ${u.min} to ${u.max}`);
+  if (!(Number.isFinite(c.minSampleWeight) && c.minSampleWeight >= 0)) out.push(`${field}.minSampleWeight is ${c.minSampleWeight}; it must be a finite number ≥ 0`);
+  const h = c.histogram;
+  const sizes: [string, number][] =
+    h.kind === 'linear'
+      ? [['maxValue', h.maxValue], ['bucketSize', h.bucketSize], ['epsilon', h.epsilon]]
+      : [['maxValue', h.maxValue], ['firstBucketSize', h.firstBucketSize], ['bucketSizeGrowthRatio', h.ratio - 1], ['epsilon', h.epsilon]];
+  const bad = sizes.filter(([, v]) => !(Number.isFinite(v) && v > 0));
+  for (const [name, v] of bad) out.push(`${field}.histogram.${name} is ${v}; it must be a finite number > 0`);
+  if (bad.length === 0) {
+    const n = histogramBucketCount(h);
+    if (!(n <= BOUNDS.histogramBuckets)) {
+      const fields = h.kind === 'linear' ? 'maxValue / bucketSize' : 'maxValue, firstBucketSize and bucketSizeGrowthRatio';
+      out.push(`${field}.histogram: ${fields} make ${n} buckets, more than ${BOUNDS.histogramBuckets}; use larger buckets or a smaller maxValue`);
+    }
+  }
+  return out;
+}
+
+/** The numbers a Crane fft or maxValue estimator runs with: a margin in range, thresholds finite and ≥ 0. */
+function estimatorValueProblems(e: CraneEstimatorSpec, field: string): string[] {
+  const out: string[] = [];
+  const m = BOUNDS.marginFraction;
+  if (!inRange(e.marginFraction, m)) out.push(`${field}.marginFraction is ${e.marginFraction}; it must be from ${m.min} to ${m.max}`);
+  if (e.kind === 'fft') {
+    for (const [name, v] of [['lowAmplitudeThreshold', e.lowAmplitudeThreshold], ['highFrequencyThreshold', e.highFrequencyThreshold]] as const) {
+      if (!(Number.isFinite(v) && v >= 0)) out.push(`${field}.${name} is ${v}; it must be a finite number ≥ 0`);
+    }
   }
   return out;
 }

@@ -91,6 +91,10 @@ export function fitSeries(h: FitInput, a: PredictionAlgorithm, w: ForecastWindow
   try {
     const f = forecast(h, forecastConfig(a, w, h.timestamps[h.timestamps.length - 1] as number), { now: w.nowS, seed: seedOf(h.labels) });
     if (f.samples.length === 0) return { reason: f.reason ?? 'no prediction' };
+    // What is published must be a number an HPA can use: a fit that yields anything else says so in the
+    // TSP's condition and publishes nothing (spec-bounds.ts refuses the settings known to cause it).
+    const unusable = f.samples.find((s) => !(Number.isFinite(s.value) && s.value >= 0));
+    if (unusable) return { reason: `the forecast is not a finite number ≥ 0 (${unusable.value} at ${unusable.timestamp}); nothing was published` };
     return {
       timestamps: f.samples.map((s) => s.timestamp),
       values: f.samples.map((s) => s.value),

@@ -151,6 +151,46 @@ describe('algorithmBoundsProblems', () => {
       'a.dsp.estimators.fft[0].maxNumOfSpectrumItems is 1000000000, outside 0..1000',
     ]);
   });
+  it('refuses a percentile histogram of more buckets than the bound before allocating it, naming the fields', () => {
+    // The hostile-tenant probe's object: 1e8 buckets of 1 took serve out of memory in 6 s.
+    const linear = { algorithmType: 'percentile', percentile: { sampleInterval: '60s', historyLength: '1d', histogram: { halfLife: '24h', maxValue: '1e8', bucketSize: '1' } } };
+    const t0 = performance.now();
+    expect(algorithmBoundsProblems(linear, f)).to.deep.equal([
+      `a.percentile.histogram: maxValue / bucketSize make 100000001 buckets, more than ${BOUNDS.histogramBuckets}; use larger buckets or a smaller maxValue`,
+    ]);
+    expect(performance.now() - t0, 'refused by arithmetic, not by building it').to.be.below(50);
+    // A growth ratio of 1 + 1e-12 makes an exponential layout of ~1e13 buckets.
+    const exp = { algorithmType: 'percentile', percentile: { sampleInterval: '60s', historyLength: '1d', histogram: { halfLife: '24h', maxValue: '1e6', firstBucketSize: '0.01', bucketSizeGrowthRatio: '1e-12' } } };
+    expect(algorithmBoundsProblems(exp, f)[0]).to.match(/^a\.percentile\.histogram: maxValue, firstBucketSize and bucketSizeGrowthRatio make \d+ buckets, more than 1000000/);
+    // Crane's own example layouts pass (tsp-nodes-percent.yaml: 1e6 with 40 × 1.5 buckets; 1e6 / 10 linear).
+    const crane = { algorithmType: 'percentile', percentile: { sampleInterval: '60s', historyLength: '1d', histogram: { halfLife: '24h', maxValue: '1000000.0', bucketSize: '10', firstBucketSize: '40', bucketSizeGrowthRatio: '1.5' } } };
+    expect(algorithmBoundsProblems(crane, f)).to.deep.equal([]);
+    expect(algorithmBoundsProblems({ algorithmType: 'percentile', percentile: { sampleInterval: '60s', historyLength: '1d', histogram: { halfLife: '24h', maxValue: '1000000', bucketSize: '10' } } }, f)).to.deep.equal([]);
+  });
+  it('refuses percentile numbers that make a forecast non-finite or negative (the probe published +Inf and -1.7)', () => {
+    const pct = (extra: Record<string, string>, histogram: Record<string, string> = {}) =>
+      algorithmBoundsProblems({ algorithmType: 'percentile', percentile: { sampleInterval: '60s', historyLength: '1d', ...extra, histogram: { halfLife: '24h', ...histogram } } }, f);
+    expect(pct({ targetUtilization: '-1' })).to.deep.equal(['a.percentile.targetUtilization is -1; it must be from 0.01 to 10']);
+    expect(pct({ targetUtilization: '0' })).to.deep.equal(['a.percentile.targetUtilization is 0; it must be from 0.01 to 10']);
+    expect(pct({ targetUtilization: 'NaN' })).to.deep.equal(['a.percentile.targetUtilization is NaN; it must be from 0.01 to 10']);
+    expect(pct({ marginFraction: 'Inf' })).to.deep.equal(['a.percentile.marginFraction is Infinity; it must be from 0 to 10']);
+    expect(pct({ marginFraction: '-2' })).to.deep.equal(['a.percentile.marginFraction is -2; it must be from 0 to 10']);
+    expect(pct({ percentile: '1.5' })).to.deep.equal(['a.percentile.percentile is 1.5; it must be from 0 to 1']);
+    expect(pct({ percentile: 'nan' })).to.deep.equal(['a.percentile.percentile is NaN; it must be from 0 to 1']);
+    expect(pct({ minSampleWeight: '-inf' })).to.deep.equal(['a.percentile.minSampleWeight is -Infinity; it must be a finite number ≥ 0']);
+    expect(pct({}, { maxValue: 'Inf', bucketSize: '1' })).to.deep.equal(['a.percentile.histogram.maxValue is Infinity; it must be a finite number > 0']);
+    expect(pct({}, { maxValue: '100', bucketSize: '1', epsilon: 'Inf' })).to.deep.equal(['a.percentile.histogram.epsilon is Infinity; it must be a finite number > 0']);
+    expect(pct({ targetUtilization: '0.5', marginFraction: '0.15', percentile: '0.95', minSampleWeight: '0' })).to.deep.equal([]);
+  });
+  it("refuses a Crane estimator's margin or thresholds that are not finite", () => {
+    const dsp = { sampleInterval: '60s', historyLength: '3d' };
+    expect(algorithmBoundsProblems({ dsp: { ...dsp, estimators: { fft: [{ marginFraction: 'NaN', lowAmplitudeThreshold: '-1' }] } } }, f)).to.deep.equal([
+      'a.dsp.estimators.fft[0].marginFraction is NaN; it must be from 0 to 10',
+      'a.dsp.estimators.fft[0].lowAmplitudeThreshold is -1; it must be a finite number ≥ 0',
+    ]);
+    expect(algorithmBoundsProblems({ dsp: { ...dsp, estimators: { maxValue: [{ marginFraction: '1e308' }] } } }, f)).to.deep.equal(['a.dsp.estimators.maxValue[0].marginFraction is 1e+308; it must be from 0 to 10']);
+    expect(algorithmBoundsProblems({ dsp: { ...dsp, estimators: { fft: [{ marginFraction: '0.2', highFrequencyThreshold: '0.01' }] } } }, f)).to.deep.equal([]);
+  });
   it('bounds the percentile halfLife', () => {
     expect(algorithmBoundsProblems({ algorithmType: 'percentile', percentile: { histogram: { halfLife: '1000d' } } }, f)).to.deep.equal(['a.percentile.histogram.halfLife is 86400000s, more than 90d']);
   });

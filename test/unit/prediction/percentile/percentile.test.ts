@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Histogram } from '../../../../src/histogram/histogram.ts';
-import { DEFAULT_HISTOGRAM, histogramOptionsOf, type HistogramConfig } from '../../../../src/prediction/percentile/histogram-config.ts';
+import { DEFAULT_HISTOGRAM, histogramBucketCount, histogramOptionsOf, type HistogramConfig } from '../../../../src/prediction/percentile/histogram-config.ts';
 
 const WeightedHistogram = class extends Histogram {
   constructor(c: HistogramConfig = DEFAULT_HISTOGRAM) {
@@ -11,6 +11,21 @@ const bucketStart = (c: HistogramConfig, b: number) => histogramOptionsOf(c).get
 import { percentileEstimate, DEFAULT_PERCENTILE_CONFIG } from '../../../../src/prediction/percentile/percentile-forecast.ts';
 
 describe('prediction/percentile', () => {
+  it('counts a layout\'s buckets as the constructors would, without allocating them', () => {
+    const layouts: HistogramConfig[] = [
+      DEFAULT_HISTOGRAM,
+      { kind: 'linear', maxValue: 1000, bucketSize: 0.5, epsilon: 1e-10 },
+      { kind: 'exponential', maxValue: 100000, firstBucketSize: 0.01, ratio: 1.05, epsilon: 1e-10 },
+      { kind: 'exponential', maxValue: 1e6, firstBucketSize: 40, ratio: 1.5, epsilon: 1e-10 },
+    ];
+    for (const c of layouts) expect(histogramBucketCount(c), JSON.stringify(c)).to.equal(histogramOptionsOf(c).numBuckets);
+    expect(histogramBucketCount({ kind: 'linear', maxValue: Infinity, bucketSize: 1, epsilon: 1e-10 })).to.equal(Infinity);
+    expect(histogramBucketCount({ kind: 'exponential', maxValue: 1, firstBucketSize: 1, ratio: 1 + 1e-17, epsilon: 1e-10 })).to.equal(Infinity);
+  });
+  it('refuses a layout of more than the bound before allocating it (1e8 buckets took serve out of memory)', () => {
+    expect(() => histogramOptionsOf({ kind: 'linear', maxValue: 1e8, bucketSize: 1, epsilon: 1e-10 })).to.throw(RangeError, /100000001 buckets, more than 1000000/);
+    expect(() => percentileEstimate([1, 2, 3], { ...DEFAULT_PERCENTILE_CONFIG, histogram: { kind: 'linear', maxValue: 1e8, bucketSize: 1, epsilon: 1e-10 } })).to.throw(RangeError);
+  });
   it('an empty histogram gives 0', () => {
     expect(new WeightedHistogram().percentile(0.99)).to.equal(0);
   });
