@@ -51,14 +51,23 @@ the cron metric), forecasts of the history up to each step (refreshed when the l
 forecast in the window split over the pods, cron windows, and the HPA's replica formula with tolerance,
 the downscale stabilization window, the scale-up limit (max(2x, 4) per sync) and min/max.
 
-Assumptions: the workload's CPU does not depend on its replica count; pods are identical, ready at
-once and share CPU evenly; each pod requests --pod-cpu-request (else the EHPA annotation
+Assumptions: the workload's CPU does not depend on its replica count; pods are identical and share CPU
+evenly; each pod requests --pod-cpu-request (else the EHPA annotation
 ${POD_CPU_REQUEST_ANNOTATION}, else 1 core); the HPA syncs every --step; behavior policies other than
 scaleDown.stabilizationWindowSeconds are not replayed; metrics other than CPU, crane_pod_cpu_usage and
 the cron metric are skipped (listed in the summary). A failed forecast is retried every --forecast-retry
-(the server retries every 30 s). "Under-provisioned" means the usage at a step exceeded the replicas in
-force (decided at the previous step) times the per-pod CPU target. scaleStrategy and specificReplicas are
-ignored: the replay shows what Auto would do. Times in the output are unix seconds.`;
+(the server retries every 30 s). "Under-provisioned" means the usage at a step exceeded the replicas
+ready during the interval it measures (decided at earlier steps) times the per-pod CPU target.
+scaleStrategy and specificReplicas are ignored: the replay shows what Auto would do. Times in the output
+are unix seconds.
+
+Pod start-up (--pod-startup D, default 0: pods ready at once): a pod the HPA adds at t serves only from
+t + D, and counts as capacity for a step only if it was ready since the previous step; removals take
+effect at once and remove starting pods first. Starting pods count in the HPA's current replicas (as in
+Kubernetes) and in replica-hours (they cost money), not in capacity. The HPA divides the total CPU (or
+forecast) over all its pods, ready or not, which is what upstream does when scaling up with unready pods
+(they count with zero usage), so starting pods hold further scale-ups back; upstream's scale-down rules
+for unready pods and its CPU initialization period are not replayed. Each step line gives readyReplicas.`;
 
 export const simulateCommand = defineCommand({
   name: 'simulate',
@@ -75,6 +84,7 @@ export const simulateCommand = defineCommand({
     { name: 'downscale-stabilization', type: 'duration', default: '5m', help: 'downscale stabilization window when the EHPA sets no behavior.scaleDown.stabilizationWindowSeconds' },
     { name: 'prediction-fallback', type: 'enum', values: ['observed', 'error'], default: 'observed', help: 'without a forecast, crane_pod_cpu_usage serves observed usage (observed) or fails (error, as Crane)' },
     { name: 'initial-replicas', type: 'int', default: undefined, min: 0, help: 'replicas at the start (default: what meets the per-pod target at the first step, within min/max)' },
+    { name: 'pod-startup', type: 'duration', default: '0s', help: 'time from a scale-up until the new pod serves (e.g. 90s, 3m); starting pods count as replicas and cost, but give no capacity' },
     { name: 'forecast-retry', type: 'duration', default: '10m', help: 'wait after a failed forecast before the next try' },
     { name: 'seed', type: 'int', default: 1, min: 0, max: 4294967295, help: "seed of period detection's permutation test" },
     { name: 'local-zone', type: 'string', default: undefined, help: 'IANA zone that cron timezone "Local" means (default: this process\' zone)' },
@@ -102,6 +112,8 @@ export const simulateCommand = defineCommand({
       throw e;
     }
     const stepSeconds = wholeSeconds(flags, 'step');
+    const podStartupMs = flags['pod-startup'];
+    if (!(podStartupMs >= 0)) throw new UsageError(`--pod-startup must not be negative (got ${podStartupMs / 1000}s)`);
     let podCpuRequestMilli: number;
     const requestFlag = flags['pod-cpu-request'];
     if (requestFlag !== undefined) {
@@ -139,6 +151,7 @@ export const simulateCommand = defineCommand({
         seed: flags['seed'],
         predictionFallback: flags['prediction-fallback'] as 'observed' | 'error',
         forecastRetrySeconds: wholeSeconds(flags, 'forecast-retry'),
+        podStartupSeconds: podStartupMs / 1000,
         ...(flags['initial-replicas'] !== undefined ? { initialReplicas: flags['initial-replicas'] } : {}),
       });
     } catch (e) {

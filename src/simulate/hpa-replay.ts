@@ -1,9 +1,20 @@
 // The HPA side of a what-if replay: one HorizontalPodAutoscaler's sync loop over the metric values the
 // adapter and metrics-server would serve, with the upstream replica arithmetic (src/hpa/replica-calculator.ts):
 // per-metric proposals, the largest wins, tolerance, the scale-down stabilization window, the scale-up limit
-// and min/max. Assumptions (documented in `simulate --help`): every pod is ready at once and reports, pods
-// are identical and share the workload's CPU evenly, and only CPU Resource metrics, the predicted-CPU Pods
-// metric and the cron External metric can be replayed (others are listed as skipped).
+// and min/max. Assumptions (documented in `simulate --help`): pods are identical and share the workload's CPU
+// evenly, and only CPU Resource metrics, the predicted-CPU Pods metric and the cron External metric can be
+// replayed (others are listed as skipped).
+//
+// Pod start-up (`podStartupMs`): a pod the HPA adds at t is ready, and serves, only from t + d; removals take
+// effect at once and take starting pods first, newest first (the ReplicaSet deletes not-ready pods before
+// ready ones). Starting pods count in the HPA's current replicas, as in Kubernetes, where the scale
+// subresource counts them although they are not ready. The metric arithmetic divides the workload's total
+// (observed CPU or forecast) over all current pods, ready or not: that is what upstream computes when it
+// scales up with pods that are not ready (CPU: unready pods count with zero usage; Pods metrics: pods without
+// a value count as zero), so starting pods hold the HPA back rather than making it add more. On scale-down
+// upstream ignores unready CPU pods (and counts Pods-metric pods without a value at the target) instead;
+// the replay does not model that difference, nor the 5-minute CPU initialization period. Capacity is
+// `readyReplicas`: only pods past their start-up serve load.
 import type { V2MetricSpec } from '@kubernetes/client-node';
 import { CRON_METRIC, POD_CPU_USAGE_METRIC } from '../api/names.ts';
 import {
@@ -80,6 +91,8 @@ export interface HpaReplayOptions {
   initialReplicas: number;
   /** When the forecast is missing: serve observed usage (our adapter's default) or fail the metric (Crane). */
   predictionFallback: 'observed' | 'error';
+  /** A pod added at t is ready from t + podStartupMs (default 0: at once). The initial pods are ready. */
+  podStartupMs?: number;
 }
 
 export interface SyncResult {
@@ -92,9 +105,30 @@ export interface SyncResult {
 export class HpaReplay {
   replicas: number;
   private history: Recommendation[] = [];
+  /** When each pod still starting becomes ready (ms), oldest first; its length ≤ replicas. */
+  private starting: number[] = [];
 
   constructor(private readonly o: HpaReplayOptions) {
     this.replicas = o.initialReplicas;
+  }
+
+  /** Pods ready at `atMs` among the current ones (decided at syncs up to now). */
+  readyReplicas(atMs: number): number {
+    let notReady = 0;
+    for (const readyAt of this.starting) if (readyAt > atMs) notReady++;
+    return this.replicas - notReady;
+  }
+
+  /** Pods the HPA's count changes: new ones start; removals take starting pods first, newest first. */
+  private resize(to: number, nowMs: number): void {
+    this.starting = this.starting.filter((readyAt) => readyAt > nowMs);
+    const startup = this.o.podStartupMs ?? 0;
+    if (to > this.replicas && startup > 0) {
+      for (let k = this.replicas; k < to; k++) this.starting.push(nowMs + startup);
+    } else if (to < this.replicas) {
+      this.starting.length = Math.max(0, this.starting.length - (this.replicas - to));
+    }
+    this.replicas = to;
   }
 
   private proposal(m: ReplayedMetric, r: MetricReadings, n: number): number | string {
@@ -132,7 +166,7 @@ export class HpaReplay {
     if (n === 0 && minReplicas !== 0) return { replicas: 0, proposals, limitedBy: 'ScalingDisabled' };
     if (n > maxReplicas || n < minReplicas) {
       // Upstream: out-of-range counts are brought back into range before metrics are even read.
-      this.replicas = Math.min(maxReplicas, Math.max(minReplicas, n));
+      this.resize(Math.min(maxReplicas, Math.max(minReplicas, n)), r.nowMs);
       return { replicas: this.replicas, proposals, limitedBy: n > maxReplicas ? 'TooManyReplicas' : 'TooFewReplicas' };
     }
     let best: number | undefined;
@@ -155,7 +189,7 @@ export class HpaReplay {
       stabilizationWindowMs: this.o.downscaleStabilizationMs,
     });
     this.history = out.history;
-    this.replicas = out.replicas;
+    this.resize(out.replicas, r.nowMs);
     return { replicas: out.replicas, proposals, ...(out.limitedBy ? { limitedBy: out.limitedBy } : {}) };
   }
 }

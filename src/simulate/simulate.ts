@@ -34,6 +34,23 @@ export interface SimulationOptions {
   forecastRetrySeconds: number;
   /** Force the DSP estimator mode (default: Crane's when the EHPA lists estimators, else auto). */
   dspEstimators?: 'crane' | 'auto';
+  /**
+   * Pod start-up time, seconds (default 0): a pod added at t serves only from t + d, and is capacity for a
+   * step's sample only when it was ready throughout the interval the sample measures (since the previous
+   * step). Starting pods count in the HPA's current replicas and in replica-hours (HpaReplay explains the model).
+   */
+  podStartupSeconds?: number;
+}
+
+export interface StepReplicas {
+  /** Replicas after this step's sync (ready or starting): what the HPA decided. */
+  replicas: number;
+  /** Replicas ready throughout the interval this step's sample measures: the capacity the score judges. */
+  readyReplicas: number;
+  proposals: Record<string, number | string>;
+  limitedBy?: string;
+  /** usage > readyReplicas × the per-pod target. */
+  underProvisioned: boolean;
 }
 
 export interface SimulationStep {
@@ -44,8 +61,8 @@ export interface SimulationStep {
   /** Largest forecast in [t, t + window]: what the adapter splits over the pods. */
   forecastWindowMaxCores: number | null;
   cronReplicas: number | null;
-  ehpa: { replicas: number; proposals: Record<string, number | string>; limitedBy?: string; underProvisioned: boolean };
-  plain: { replicas: number; proposals: Record<string, number | string>; limitedBy?: string; underProvisioned: boolean };
+  ehpa: StepReplicas;
+  plain: StepReplicas;
   forecastRefresh?: { ready: boolean; error?: string; period?: string | null };
 }
 
@@ -77,6 +94,8 @@ export function simulate(o: SimulationOptions): SimulationResult {
   const { ehpa } = o;
   if (!(o.stepSeconds > 0)) throw new RangeError('step must be positive');
   if (o.toS < o.fromS) throw new RangeError('the replay window ends before it starts');
+  const podStartupSeconds = o.podStartupSeconds ?? 0;
+  if (!(podStartupSeconds >= 0) || !Number.isFinite(podStartupSeconds)) throw new RangeError('pod start-up must be a finite number of seconds >= 0');
   const desired = buildDesiredHpa({ ehpa, podCpuRequests: { pods: 1, requestMilli: o.podCpuRequestMilli, missing: [] } });
   const ehpaMetrics = replayableMetrics(desired.hpa.spec.metrics ?? []);
   const originals = (ehpa.spec.metrics ?? []).length ? (ehpa.spec.metrics as V2MetricSpec[]) : [DEFAULT_CPU_METRIC];
@@ -111,6 +130,7 @@ export function simulate(o: SimulationOptions): SimulationResult {
     downscaleStabilizationMs: stabilizationS * 1000,
     initialReplicas: initial,
     predictionFallback: o.predictionFallback,
+    podStartupMs: podStartupSeconds * 1000,
   };
   const ehpaHpa = new HpaReplay({ ...common, metrics: ehpaMetrics.metrics });
   const plainHpa = new HpaReplay({ ...common, metrics: plainMetrics.metrics as ReplayedMetric[] });
@@ -124,9 +144,11 @@ export function simulate(o: SimulationOptions): SimulationResult {
       continue;
     }
     const nowMs = t * 1000;
-    // Capacity in effect while this sample was measured: what the previous sync decided.
+    // Capacity in effect while this sample was measured: what earlier syncs decided, counting only the pods
+    // ready since the previous step (with no start-up, every pod the previous sync left).
     const ehpaBefore = ehpaHpa.replicas;
-    const plainBefore = plainHpa.replicas;
+    const ehpaReady = ehpaHpa.readyReplicas(nowMs - o.stepSeconds * 1000);
+    const plainReady = plainHpa.readyReplicas(nowMs - o.stepSeconds * 1000);
     const refresh = tsp?.advance(t);
     const windowMax = tsp?.windowMax(t);
     const forecastCores = windowMax?.ok ? windowMax.largest : undefined;
@@ -139,8 +161,8 @@ export function simulate(o: SimulationOptions): SimulationResult {
       forecastCores: tsp?.pointAt(t) ?? null,
       forecastWindowMaxCores: forecastCores ?? null,
       cronReplicas: cron ?? null,
-      ehpa: { replicas: e.replicas, proposals: e.proposals, ...(e.limitedBy ? { limitedBy: e.limitedBy } : {}), underProvisioned: usage > ehpaBefore * targetCores + 1e-9 },
-      plain: { replicas: p.replicas, proposals: p.proposals, ...(p.limitedBy ? { limitedBy: p.limitedBy } : {}), underProvisioned: usage > plainBefore * targetCores + 1e-9 },
+      ehpa: { replicas: e.replicas, readyReplicas: ehpaReady, proposals: e.proposals, ...(e.limitedBy ? { limitedBy: e.limitedBy } : {}), underProvisioned: usage > ehpaReady * targetCores + 1e-9 },
+      plain: { replicas: p.replicas, readyReplicas: plainReady, proposals: p.proposals, ...(p.limitedBy ? { limitedBy: p.limitedBy } : {}), underProvisioned: usage > plainReady * targetCores + 1e-9 },
     };
     if (refresh) {
       step.forecastRefresh = { ready: refresh.ready, ...(refresh.error ? { error: refresh.error } : {}), ...(refresh.period !== undefined ? { period: refresh.period } : {}) };
@@ -151,6 +173,7 @@ export function simulate(o: SimulationOptions): SimulationResult {
     fromS: o.fromS,
     toS: o.toS,
     stepSeconds: o.stepSeconds,
+    podStartupSeconds,
     initialReplicas: initial,
     perPodTargetCores: targetCores,
     podCpuRequestCores: o.podCpuRequestMilli / 1000,

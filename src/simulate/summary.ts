@@ -1,6 +1,7 @@
 // Scores a replay: how often each autoscaler changed the replica count, how long the workload's demand
-// exceeded its capacity at the target (usage > replicas × per-pod target, with the replicas in force while
-// the sample was measured), how much CPU went unserved, and how many replicas it kept on average.
+// exceeded its capacity at the target (usage > ready replicas × per-pod target, with the replicas in force
+// and ready while the sample was measured), how much CPU went unserved, and how many replicas it kept on
+// average. Replica-hours count every pod, ready or still starting: starting pods cost money too.
 
 export interface ReplicaScore {
   replicaChanges: number;
@@ -20,6 +21,8 @@ export interface SummaryContext {
   fromS: number;
   toS: number;
   stepSeconds: number;
+  /** Pod start-up time of the replay, seconds (0: pods ready at once). */
+  podStartupSeconds?: number;
   initialReplicas: number;
   perPodTargetCores: number;
   podCpuRequestCores: number;
@@ -43,8 +46,8 @@ export interface SimulationSummary extends SummaryContext {
 interface ScoredStep {
   usageCores: number;
   forecastWindowMaxCores: number | null;
-  ehpa: { replicas: number; underProvisioned: boolean };
-  plain: { replicas: number; underProvisioned: boolean };
+  ehpa: { replicas: number; readyReplicas?: number; underProvisioned: boolean };
+  plain: { replicas: number; readyReplicas?: number; underProvisioned: boolean };
 }
 
 const round = (x: number, digits = 3) => Number(x.toFixed(digits));
@@ -64,7 +67,9 @@ function score(steps: readonly ScoredStep[], which: 'ehpa' | 'plain', ctx: Summa
     const r = s[which].replicas;
     if (s[which].underProvisioned) {
       under++;
-      unmet += (s.usageCores - previous * ctx.perPodTargetCores) * minutes;
+      // Capacity: the replicas ready while the sample was measured (without start-up, the previous count).
+      const ready = s[which].readyReplicas ?? previous;
+      unmet += (s.usageCores - ready * ctx.perPodTargetCores) * minutes;
     }
     if (r !== previous) {
       changes++;

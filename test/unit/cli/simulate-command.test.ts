@@ -106,6 +106,8 @@ describe('ehpa-adapter simulate', function () {
       ['empty window', ['--ehpa', ehpa, '--history', history, '--from', '1700000120', '--to', '1700000000'], /--to \(1700000000\) is before --from/],
       ['window outside the data', ['--ehpa', ehpa, '--history', history, '--from', '1800000000', '--to', '1800000600'], /does not overlap the history/],
       ['bad request', ['--ehpa', ehpa, '--history', history, '--pod-cpu-request', 'lots'], /--pod-cpu-request/],
+      ['bad --pod-startup', ['--ehpa', ehpa, '--history', history, '--pod-startup', 'soon'], /--pod-startup/],
+      ['negative --pod-startup', ['--ehpa', ehpa, '--history', history, '--pod-startup=-5s'], /--pod-startup must not be negative/],
       ['no CPU metric', ['--ehpa', file('qps.yaml', readFileSync(EXAMPLE, 'utf8').replace(/metrics:\n(.|\n)*?(?= {2}prediction:)/, 'metrics:\n    - type: External\n      external:\n        metric: {name: qps}\n        target: {type: Value, value: "10"}\n')), '--history', history], /replays CPU only/],
     ];
     for (const [name, args, message] of cases) {
@@ -123,6 +125,23 @@ describe('ehpa-adapter simulate', function () {
     const io = captureIO();
     expect(await runCli(['simulate', '--help'], io)).to.equal(0);
     expect(io.out()).to.match(/Assumptions:/).and.match(/--pod-cpu-request/).and.match(/Under-provisioned/i);
+    expect(io.out()).to.match(/--pod-startup/).and.match(/Pod start-up/);
+  });
+
+  it('--pod-startup 3m reaches the summary and each step gives readyReplicas', async () => {
+    const io = captureIO();
+    // 1 core for 10 minutes, then 4 cores: 2 pods of 1 core at 50 %, then 8.
+    const history = file('rise.csv', ['ts,value', ...Array.from({ length: 30 }, (_, i) => `${1700000000 + 60 * i},${i < 10 ? 1 : 4}`)].join('\n'));
+    const plain = file('rise.yaml', 'apiVersion: autoscaling.crane.io/v1alpha1\nkind: EffectiveHorizontalPodAutoscaler\nmetadata: {name: p}\nspec:\n  scaleTargetRef: {kind: Deployment, name: p}\n  maxReplicas: 10\n  metrics:\n  - type: Resource\n    resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}\n');
+    expect(await runCli(['simulate', '--ehpa', plain, '--history', history, '--pod-startup', '3m'], io)).to.equal(0);
+    const out = io.out().trimEnd().split('\n').map((l) => JSON.parse(l));
+    const summary = out[out.length - 1];
+    expect(summary).to.include({ type: 'summary', podStartupSeconds: 180 });
+    const rise = out.find((l) => l.t === 1700000000 + 600);
+    expect(rise.plain).to.include({ replicas: 4, readyReplicas: 2 });
+    // The HPA goes 2 → 4 at minute 10 and → 8 at minute 11. Ready: 2 for the samples at minutes 10-13 (the
+    // first new pods serve from minute 13), 4 at minute 14, 8 from 15: short for 5 minutes (without start-up: 2).
+    expect(summary.plain.underProvisionedMinutes).to.equal(5);
   });
 
   it('--print-steps=false prints the summary alone, on a history without prediction warm-up', async () => {
