@@ -271,6 +271,10 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
       const annotated = ehpaObject(MALLORY, 'steal-annotation', 'web', dspEhpaSpec({ sampleInterval: '60s', historyLength: '2d' }));
       (annotated.metadata as { annotations?: Record<string, string> }).annotations = { 'metric-query.autoscaling.crane.io/crane_pod_cpu_usage': `sum(rate(container_cpu_usage_seconds_total{namespace=~"vic.*"}[3m]))` };
       await create(ehpaPath(MALLORY), annotated);
+      // Settings that took every replica out of memory (1e8 histogram buckets) or published +Inf / -1.7.
+      const percentile = (p: Record<string, unknown>) => ({ algorithmType: 'percentile', percentile: { sampleInterval: '60s', historyLength: '1d', histogram: { halfLife: '24h' }, ...p } });
+      await create(tspPath(MALLORY), tspObject(MALLORY, 'buckets-1e8', { predictionMetrics: [expressionMetric('sum(up)', percentile({ histogram: { halfLife: '24h', maxValue: '1e8', bucketSize: '1' } }))] }));
+      await create(tspPath(MALLORY), tspObject(MALLORY, 'negative-utilization', { predictionMetrics: [expressionMetric('sum(up)', percentile({ targetUtilization: '-0.5', marginFraction: 'Inf' }))] }));
       await create(tspPath(MALLORY), tspObject(MALLORY, 'many-series', { predictionMetrics: [expressionMetric('rate(container_cpu_usage_seconds_total{pod=~"many-.*"}[3m])')] }));
       // Legal but heavy: 10 forecasts a day wide (each status ~130 KB), fitted while we measure.
       for (let i = 0; i < HEAVY; i++) {
@@ -281,6 +285,8 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
         ['steal-ref', /namespace "victim"/],
         ['ehpa-steal-annotation', /namespace/],
         ['many-series', new RegExp(`${MANY} series`)],
+        ['buckets-1e8', /percentile\.histogram: maxValue \/ bucketSize make 100000001 buckets/],
+        ['negative-utilization', /marginFraction is Infinity.*targetUtilization is -0\.5/],
       ] as const) {
         const t = await waitObj(c, tspPath(MALLORY, name), `${name} refused`, (o) => readyCondition(o)?.status === 'False' && why.test(readyCondition(o)?.message ?? ''), 180_000);
         expect(JSON.stringify(t.status ?? {}), `${name} status`).to.not.contain('web-7d9c8b6f5d');

@@ -41,7 +41,8 @@ describe('CoreForecaster (controller adapter over the prediction core)', () => {
     const w = { nowS: ts[ts.length - 1]!, horizonSeconds: 1200 };
     const fit = (percentile: Record<string, string>) =>
       fitSeries({ labels: {}, timestamps: ts, values: vs }, { algorithmType: 'percentile', percentile: { sampleInterval: '1m', historyLength: '1d', histogram: { halfLife: '24h' }, ...percentile } }, w);
-    for (const p of [{ targetUtilization: '-1' }, { targetUtilization: '0' }, { marginFraction: 'inf' }, { targetUtilization: 'nan' }]) {
+    const bad: Record<string, string>[] = [{ targetUtilization: '-1' }, { targetUtilization: '0' }, { marginFraction: 'inf' }, { targetUtilization: 'nan' }];
+    for (const p of bad) {
       const out = fit(p);
       expect(out, JSON.stringify(p)).to.have.property('reason').that.matches(/^the forecast is not a finite number ≥ 0 \(/);
     }
