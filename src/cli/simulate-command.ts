@@ -32,6 +32,22 @@ function wholeSeconds<F>(flags: F, name: keyof F & string): number {
   return ms / 1000;
 }
 
+/**
+ * Progress of a long replay on stderr: nothing for the first `everyMs`, then one line every `everyMs` with
+ * the share of steps done. The clock is injected so tests need not wait.
+ */
+export function progressPrinter(out: NodeJS.WritableStream, now: () => number = Date.now, everyMs = 5000): (done: number, total: number) => void {
+  const started = now();
+  let next = started + everyMs;
+  return (done, total) => {
+    const t = now();
+    if (t < next || done >= total) return;
+    next = t + everyMs;
+    const pct = Math.floor((100 * done) / Math.max(1, total));
+    out.write(`simulate: ${pct}% (${done} of ${total} steps, ${Math.round((t - started) / 1000)} s)\n`);
+  };
+}
+
 async function readText(path: string, flag: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
@@ -43,7 +59,8 @@ async function readText(path: string, flag: string): Promise<string> {
 const DETAILS = `Replays --history (a CSV like \`forecast\` reads: time, then the workload's TOTAL CPU in cores) through
 what the server would do for the EHPA in --ehpa, and through a plain HPA with the EHPA's original metrics
 (or 80% CPU when it has none) reacting to observed usage. Prints one JSON line per step ({"type":"step"})
-and then one summary line ({"type":"summary"}).
+and then one summary line ({"type":"summary"}). A replay longer than 5 s prints its progress on stderr
+every 5 s.
 
 What is replayed with the server's own code: the desired HPA (original metrics + crane_pod_cpu_usage +
 the cron metric), forecasts of the history up to each step (refreshed when the last one no longer covers
@@ -152,6 +169,7 @@ export const simulateCommand = defineCommand({
         predictionFallback: flags['prediction-fallback'] as 'observed' | 'error',
         forecastRetrySeconds: wholeSeconds(flags, 'forecast-retry'),
         podStartupSeconds: podStartupMs / 1000,
+        onProgress: progressPrinter(io.stderr),
         ...(flags['initial-replicas'] !== undefined ? { initialReplicas: flags['initial-replicas'] } : {}),
       });
     } catch (e) {

@@ -40,6 +40,8 @@ export interface SimulationOptions {
    * step). Starting pods count in the HPA's current replicas and in replica-hours (HpaReplay explains the model).
    */
   podStartupSeconds?: number;
+  /** Called after each step with the steps done and the total (the grid of the window); the CLI prints progress. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface StepReplicas {
@@ -137,7 +139,11 @@ export function simulate(o: SimulationOptions): SimulationResult {
 
   const steps: SimulationStep[] = [];
   let stepsWithoutData = 0;
+  const total = Math.floor((o.toS - o.fromS) / o.stepSeconds) + 1;
+  let done = 0;
   for (let t = o.fromS; t <= o.toS; t += o.stepSeconds) {
+    if (o.onProgress && done > 0) o.onProgress(done, total);
+    done++;
     const usage = usageAt(t);
     if (usage === undefined) {
       stepsWithoutData++;
@@ -169,6 +175,7 @@ export function simulate(o: SimulationOptions): SimulationResult {
     }
     steps.push(step);
   }
+  o.onProgress?.(total, total);
   const summary = summarize(steps, {
     fromS: o.fromS,
     toS: o.toS,

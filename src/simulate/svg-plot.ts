@@ -1,7 +1,10 @@
 // A hand-written SVG chart of a replay: the observed CPU and the forecast on top, both autoscalers'
 // replica counts below, and strips marking when each was under-provisioned. No dependencies; every
 // series is one <path> with an id (series-usage, series-forecast, series-forecast-window-max,
-// series-ehpa-replicas, series-plain-replicas) so tools and tests can find them.
+// series-ehpa-replicas, series-plain-replicas) so tools and tests can find them. Long replays (months at
+// one-minute steps) are drawn from at most a few thousand points: past MAX_LINE_POINTS a path keeps, per
+// pixel column, the lowest and the highest point, so spikes stay visible; nothing spreads an array into
+// arguments (Math.max(...steps) overflows the stack near 100,000 values).
 import type { SimulationStep } from './simulate.ts';
 
 // Exported with linePath/timeValueAxis so other charts (scripts/demo) share the look and the arithmetic.
@@ -37,8 +40,71 @@ export interface Scale {
   x: (t: number) => number;
 }
 
-/** One SVG path through the points' values (gaps where `value` is null); `stepped` draws a step chart. */
-export function linePath<T extends { t: number }>(steps: readonly T[], sx: Scale, y: (v: number) => number, value: (s: T) => number | null, stepped: boolean): string {
+/** Above this many points a path is downsampled per pixel column (min and max kept). */
+export const MAX_LINE_POINTS = 4000;
+
+interface Point {
+  t: number;
+  v: number | null;
+}
+
+/**
+ * Per pixel column (the integer part of sx.x(t)): the lowest and the highest point, in time order (one
+ * point when they coincide), with a gap before them when the column starts with missing values and after
+ * them when a value is missing later in the column. Pure and linear in time.
+ */
+export function downsamplePerColumn<T extends { t: number }>(steps: readonly T[], sx: Scale, value: (s: T) => number | null): Point[] {
+  const out: Point[] = [];
+  let column: number | undefined;
+  let lo: Point | undefined;
+  let hi: Point | undefined;
+  let gapBefore: Point | undefined;
+  let gapAfter: Point | undefined;
+  const flush = () => {
+    if (gapBefore) out.push(gapBefore);
+    if (lo && hi) {
+      if (lo === hi) out.push(lo);
+      else if (lo.t <= hi.t) out.push(lo, hi);
+      else out.push(hi, lo);
+    }
+    if (gapAfter) out.push(gapAfter);
+    lo = hi = gapBefore = gapAfter = undefined;
+  };
+  for (const s of steps) {
+    const c = Math.floor(sx.x(s.t));
+    if (c !== column) {
+      flush();
+      column = c;
+    }
+    const v = value(s);
+    if (v === null || !Number.isFinite(v)) {
+      if (!lo) gapBefore ??= { t: s.t, v: null };
+      else gapAfter ??= { t: s.t, v: null };
+      continue;
+    }
+    const p = { t: s.t, v };
+    if (!lo || v < (lo.v as number)) lo = p;
+    if (!hi || v > (hi.v as number)) hi = p;
+  }
+  flush();
+  return out;
+}
+
+/**
+ * One SVG path through the points' values (gaps where `value` is null); `stepped` draws a step chart. More
+ * than `maxPoints` points are downsampled per pixel column first (downsamplePerColumn).
+ */
+export function linePath<T extends { t: number }>(
+  steps: readonly T[],
+  sx: Scale,
+  y: (v: number) => number,
+  value: (s: T) => number | null,
+  stepped: boolean,
+  maxPoints = MAX_LINE_POINTS,
+): string {
+  if (steps.length > maxPoints) {
+    return linePath(downsamplePerColumn(steps, sx, value), sx, y, (p) => p.v, stepped, Infinity);
+  }
   let d = '';
   let pen = false;
   for (const s of steps) {
@@ -82,10 +148,15 @@ function strips(steps: readonly SimulationStep[], sx: Scale, which: 'ehpa' | 'pl
   const rects: string[] = [];
   let start: number | undefined;
   let prev = 0;
+  // Runs closer than a pixel merge, so a long replay's strip stays a few hundred rectangles.
+  const runs: [number, number][] = [];
   const flush = (end: number) => {
     if (start === undefined) return;
     const x0 = sx.x(start);
-    rects.push(`<rect x="${fmt(x0)}" y="${y}" width="${fmt(Math.max(1, sx.x(end) - x0))}" height="10"/>`);
+    const x1 = Math.max(x0 + 1, sx.x(end));
+    const last = runs[runs.length - 1];
+    if (last && x0 <= last[1] + 1) last[1] = Math.max(last[1], x1);
+    else runs.push([x0, x1]);
     start = undefined;
   };
   for (const s of steps) {
@@ -98,6 +169,7 @@ function strips(steps: readonly SimulationStep[], sx: Scale, which: 'ehpa' | 'pl
     } else flush(prev + stepSeconds);
   }
   flush(prev + stepSeconds);
+  for (const [x0, x1] of runs) rects.push(`<rect x="${fmt(x0)}" y="${y}" width="${fmt(x1 - x0)}" height="10"/>`);
   return `<g id="under-${which}" class="under">${rects.join('')}</g>`;
 }
 
@@ -111,8 +183,15 @@ export function renderSvg(steps: readonly SimulationStep[], o: PlotOptions): str
   const from = steps[0]?.t ?? 0;
   const to = steps[steps.length - 1]?.t ?? from + 1;
   const sx: Scale = { x: (t) => LEFT + ((t - from) / Math.max(1, to - from)) * (WIDTH - LEFT - RIGHT) };
-  const cpuMax = Math.max(1e-9, ...steps.flatMap((s) => [s.usageCores, s.forecastCores ?? 0, s.forecastWindowMaxCores ?? 0])) * 1.08;
-  const repMax = Math.max(1, ...steps.flatMap((s) => [s.ehpa.replicas, s.plain.replicas])) * 1.1;
+  // Loops, not Math.max(...array): spreading ~100,000 values overflows the call stack.
+  let cpuPeak = 1e-9;
+  let repPeak = 1;
+  for (const s of steps) {
+    for (const v of [s.usageCores, s.forecastCores ?? 0, s.forecastWindowMaxCores ?? 0]) if (Number.isFinite(v) && v > cpuPeak) cpuPeak = v;
+    repPeak = Math.max(repPeak, s.ehpa.replicas, s.plain.replicas);
+  }
+  const cpuMax = cpuPeak * 1.08;
+  const repMax = repPeak * 1.1;
   const yCpu = (v: number) => TOP_PANEL.y + TOP_PANEL.h - (v / cpuMax) * TOP_PANEL.h;
   const yRep = (v: number) => BOTTOM_PANEL.y + BOTTOM_PANEL.h - (v / repMax) * BOTTOM_PANEL.h;
   const legend = [

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { runCli } from '../../../src/cli/run-cli.ts';
+import { progressPrinter } from '../../../src/cli/simulate-command.ts';
+import { PassThrough } from 'node:stream';
 import { captureIO } from '../../helpers/capture-io.ts';
 import { TRACES_DIR } from '../../../bench/traces.ts';
 
@@ -126,6 +128,41 @@ describe('ehpa-adapter simulate', function () {
     expect(await runCli(['simulate', '--help'], io)).to.equal(0);
     expect(io.out()).to.match(/Assumptions:/).and.match(/--pod-cpu-request/).and.match(/Under-provisioned/i);
     expect(io.out()).to.match(/--pod-startup/).and.match(/Pod start-up/);
+  });
+
+  it('--plot draws a 62-day replay at 1-minute steps (about 90,000 steps) without overflowing the stack', async () => {
+    const io = captureIO();
+    const n = 62 * 1440;
+    const rows = ['ts,value'];
+    for (let i = 0; i < n; i++) rows.push(`${1700000000 + 60 * i},${(3 + 2 * Math.sin((2 * Math.PI * i) / 1440)).toFixed(3)}`);
+    const history = file('long.csv', rows.join('\n'));
+    const plain = file('long.yaml', 'apiVersion: autoscaling.crane.io/v1alpha1\nkind: EffectiveHorizontalPodAutoscaler\nmetadata: {name: p}\nspec:\n  scaleTargetRef: {kind: Deployment, name: p}\n  maxReplicas: 50\n');
+    const svgPath = join(dir, 'long.svg');
+    expect(await runCli(['simulate', '--ehpa', plain, '--history', history, '--print-steps=false', '--plot', svgPath], io), io.err()).to.equal(0);
+    expect(JSON.parse(io.out())).to.include({ steps: n });
+    const text = readFileSync(svgPath, 'utf8');
+    expect(XMLValidator.validate(text)).to.equal(true);
+    expect(text.length).to.be.lessThan(1_000_000);
+  });
+
+  it('progress: nothing in the first 5 s, then a line with the share done every 5 s, none at the end', () => {
+    const err = new PassThrough();
+    let text = '';
+    err.on('data', (c: Buffer) => (text += c.toString()));
+    let clock = 1_000;
+    const progress = progressPrinter(err, () => clock);
+    clock = 5_999;
+    progress(10, 100);
+    expect(text).to.equal('');
+    clock = 6_000;
+    progress(25, 100);
+    clock = 8_000;
+    progress(30, 100);
+    clock = 11_500;
+    progress(50, 200);
+    clock = 20_000;
+    progress(200, 200);
+    expect(text).to.equal('simulate: 25% (25 of 100 steps, 5 s)\nsimulate: 25% (50 of 200 steps, 11 s)\n');
   });
 
   it('--pod-startup 3m reaches the summary and each step gives readyReplicas', async () => {
