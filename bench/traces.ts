@@ -20,7 +20,10 @@ export interface Trace {
   intervalSeconds: number;
   /** Crane's label, or null for traces Crane never labelled. */
   label: PeriodLabel | null;
+  /** Column of the value in the file (0-based, the time column included when there is one). */
   valueColumn: number;
+  /** A file without a time column: row i after the header is rowSeconds · i seconds after 0. */
+  rowSeconds?: number;
 }
 
 export function craneTraces(): Trace[] {
@@ -54,6 +57,51 @@ export function otherTraces(): Trace[] {
   ];
 }
 
+/**
+ * The traces added for the iso-cost value evaluation (`npm run eval:value`): six more NAB CloudWatch series
+ * (CPU %, load-balancer requests, network bytes in), three NAB tweet volumes (request-like, 55 days) and the
+ * Alibaba 2018 cluster's mean machine CPU (research/study use only: test/fixtures/traces/alibaba/NOTICE.md).
+ */
+export function valueTraces(): Trace[] {
+  const nab = [
+    'ec2_cpu_utilization_5f5533',
+    'ec2_cpu_utilization_825cc2',
+    'ec2_cpu_utilization_ac20cd',
+    'ec2_cpu_utilization_c6585a',
+    'elb_request_count_8c0756',
+    'ec2_network_in_257a54',
+    'Twitter_volume_AAPL',
+    'Twitter_volume_GOOG',
+    'Twitter_volume_FB',
+  ].map((n) => ({ name: `nab/${n}`, file: `${TRACES_DIR}nab/${n}.csv`, intervalSeconds: 300, label: null, valueColumn: 1 }));
+  return [
+    ...nab,
+    {
+      name: 'alibaba/machine_usage (Alibaba cluster-trace-v2018, research/study use)',
+      file: `${TRACES_DIR}alibaba/machine_usage_days_1_to_8_grouped_300_seconds.csv`,
+      intervalSeconds: 300,
+      label: null,
+      valueColumn: 0,
+      rowSeconds: 300,
+    },
+  ];
+}
+
+/** A CSV without a time column, numbered: row i after the header gets time rowSeconds · i. */
+export function withRowTimes(text: string, rowSeconds: number): string {
+  const lines = text.split(/\r?\n/);
+  let row = 0;
+  return lines
+    .map((line, i) => {
+      if (i === 0) return `t,${line}`;
+      if (line.trim() === '') return line;
+      return `${rowSeconds * row++},${line}`;
+    })
+    .join('\n');
+}
+
 export function loadTrace(trace: Trace): ParsedSeries {
-  return parseSeriesCsv(readFileSync(trace.file, 'utf8'), trace.valueColumn);
+  const text = readFileSync(trace.file, 'utf8');
+  if (trace.rowSeconds !== undefined) return parseSeriesCsv(withRowTimes(text, trace.rowSeconds), trace.valueColumn + 1);
+  return parseSeriesCsv(text, trace.valueColumn);
 }
