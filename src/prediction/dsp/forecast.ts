@@ -17,7 +17,7 @@ import {
 import { preprocess, type TimeSeries } from './preprocess.ts';
 import { DEFAULT_SHORT_HORIZON, recentQuantileLevel, type ShortHorizonConfig } from './short-horizon.ts';
 import { truncateToPeriods, type Signal } from './signal.ts';
-import { calibrateWindowMax, type CalibrationConfig, type CalibrationInput, type CalibrationSummary } from './window-calibration.ts';
+import { calibrateOrExplain, type CalibrationConfig, type CalibrationInput, type CalibrationSummary } from './window-calibration.ts';
 
 export type EstimatorMode = 'crane' | 'auto';
 
@@ -256,15 +256,43 @@ export function dspCalibrationInputs(
   return { first: fit.first, inputs: calibrations.map((c) => calibrationInput(fit, config, c)), uncalibrated: finishAuto(fit, config, null) };
 }
 
+/**
+ * What `auto` serves never exceeds this multiple of the largest value in the history it was fitted on
+ * (nor falls below 0): a forecast is a guess about load this workload has shown, and room to grow by half
+ * again beyond its peak. A larger rise is the reactive CPU metric's to follow, which the HPA keeps beside
+ * the forecast. Crane mode is not bounded (it stays Crane's, bit for bit).
+ */
+export const HISTORY_BOUND_FACTOR = 1.5;
+
+/** The forecast with every value in [0, HISTORY_BOUND_FACTOR × the history's peak], and a remark when one was moved. */
+export function boundedByHistory(f: DspForecast, history: Float64Array): DspForecast {
+  let peak = 0;
+  for (const v of history) if (v > peak) peak = v;
+  const bound = HISTORY_BOUND_FACTOR * peak;
+  let moved = 0;
+  const samples = f.samples.map((s) => {
+    const value = s.value > bound ? bound : s.value < 0 ? 0 : s.value;
+    if (value !== s.value) moved++;
+    return value === s.value ? s : { timestamp: s.timestamp, value };
+  });
+  if (moved === 0) return f;
+  const remark = `${moved} of ${samples.length} forecast values held within [0, ${HISTORY_BOUND_FACTOR} × the history's peak ${Number(peak.toPrecision(6))}]`;
+  return { ...f, samples, reason: f.reason ? `${f.reason}; ${remark}` : remark };
+}
+
 function finishAuto(fit: AutoFit, config: DspForecastConfig, calibration: CalibrationConfig | null): DspForecast {
+  return boundedByHistory(finishAutoUnbounded(fit, config, calibration), fit.values);
+}
+
+function finishAutoUnbounded(fit: AutoFit, config: DspForecastConfig, calibration: CalibrationConfig | null): DspForecast {
   const interval = config.intervalSeconds;
   if (!calibration) {
     return fit.kind === 'flat' ? shortHorizon(fit.values, fit.first, config, fit.period, fit.reason, fit.backtest) : fit.result;
   }
-  const calibrated = calibrateWindowMax(calibrationInput(fit, config, calibration), calibration);
+  const calibrated = calibrateOrExplain(calibrationInput(fit, config, calibration), calibration);
   const base = fit.kind === 'flat' ? shortHorizon(fit.values, fit.first, config, fit.period, fit.reason, fit.backtest) : fit.result;
-  if (!calibrated) {
-    return { ...base, reason: `${base.reason ? `${base.reason}; ` : ''}too little history to calibrate the window maximum: uncalibrated` };
+  if ('reason' in calibrated) {
+    return { ...base, reason: `${base.reason ? `${base.reason}; ` : ''}${calibrated.reason}: uncalibrated` };
   }
   const c = calibrated.summary;
   const samples: ForecastSample[] = Array.from(calibrated.values, (value, i) => ({ timestamp: fit.first + i * interval, value }));

@@ -14,6 +14,9 @@
 // `strideSeconds` in the history, and the pairs (forecast window max, actual window max) give the ratios
 // conformalMultiplier turns into a margin. Cheap: no refit per cut point (only per backtest period for the
 // model), so it runs inside every auto forecast. Pure.
+// Two guards keep a margin from growing out of proportion: every candidate is floored at a small share of the
+// history's mean before its ratios are taken (FORECAST_FLOOR_SHARE), and a candidate that needs a multiplier
+// above MAX_MULTIPLIER is not served. forecast.ts then bounds whatever auto serves by the history's peak.
 import { columnSlack, conformalMultiplier, coverage, coverRatio, slack, type WindowPair } from './window-coverage.ts';
 
 export interface CalibrationConfig {
@@ -99,6 +102,35 @@ interface Candidate {
 /** Fewest backtest windows a candidate must be scored on. */
 const MIN_WINDOWS = 20;
 
+/**
+ * Every candidate's forecast is at least this share of the history's mean. Below it the ratio
+ * actual / forecast says nothing about the candidate: a window forecast at ~0 that then saw load earned a
+ * multiplier in the thousands, and the HPA 46–80× the history's peak. The mean, not the peak, so that one
+ * spike does not lift the floor over an otherwise flat load; a tenth of the usual load is well under a pod
+ * for any workload that scales.
+ */
+export const FORECAST_FLOOR_SHARE = 0.1;
+
+/**
+ * The largest multiplier a candidate may need: one that must be scaled more than this to cover its backtest
+ * windows has not forecast the load, and is not served (when none is left, the uncalibrated forecast is).
+ */
+export const MAX_MULTIPLIER = 4;
+
+/** Mean of the finite values (0 when there are none). */
+function finiteMean(x: ArrayLike<number>): number {
+  let sum = 0;
+  let n = 0;
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i] as number;
+    if (Number.isFinite(v)) {
+      sum += v;
+      n++;
+    }
+  }
+  return n ? sum / n : 0;
+}
+
 function rangeMax(x: Float64Array, from: number, to: number): number {
   let m = -Infinity;
   for (let i = Math.max(0, from); i <= to; i++) if ((x[i] as number) > m) m = x[i] as number;
@@ -144,6 +176,11 @@ function candidates(input: CalibrationInput, recentSamples: number, firstCut: nu
     if (standalone) out.push({ method: `max(${name}, recent max)`, minCut: Math.max(p, recentSamples) - 1, at: (c, h) => Math.max(s(c, h), recent(c)) });
   }
   return out;
+}
+
+/** v, or the floor when v is below it; NaN (no forecast at that cut) stays NaN. */
+function floored(v: number, floor: number): number {
+  return v < floor ? floor : v;
 }
 
 function windowMax(cand: Candidate, c: number, w: number): number {
@@ -257,10 +294,16 @@ function blendCandidate(weights: readonly number[], ingredients: readonly Candid
 }
 
 /**
- * Chooses and calibrates the forecast; null when no candidate can be backtested (too little history: the
- * caller keeps its uncalibrated forecast).
+ * Chooses and calibrates the forecast; null when no candidate can be served (the caller keeps its
+ * uncalibrated forecast; calibrateOrExplain says why).
  */
 export function calibrateWindowMax(input: CalibrationInput, config: CalibrationConfig): CalibratedForecast | null {
+  const r = calibrateOrExplain(input, config);
+  return 'reason' in r ? null : r;
+}
+
+/** calibrateWindowMax, or why nothing was calibrated: too little history, or every candidate needed more than MAX_MULTIPLIER. */
+export function calibrateOrExplain(input: CalibrationInput, config: CalibrationConfig): CalibratedForecast | { reason: string } {
   if (!(config.target > 0 && config.target < 1)) throw new RangeError('coverage target must be in (0, 1)');
   const dt = input.intervalSeconds;
   const level = config.level ?? 1 - (1 - config.target) / 2;
@@ -273,7 +316,8 @@ export function calibrateWindowMax(input: CalibrationInput, config: CalibrationC
   const allCuts = cutPoints(input, w, stride, input.models?.length ? Infinity : backtestSamples);
   // Every candidate is judged on the same windows: those after the latest start among the candidates that
   // still get MIN_WINDOWS windows; a candidate needing more history (a week back on a short series) sits out.
-  const all = candidates(input, recentSamples, allCuts[0] ?? -1);
+  const floor = Math.max(0, FORECAST_FLOOR_SHARE * finiteMean(input.values));
+  const all = candidates(input, recentSamples, allCuts[0] ?? -1).map((c) => ({ ...c, at: (cut: number, h: number) => floored(c.at(cut, h), floor) }));
   const eligible = all.filter((c) => allCuts.filter((cut) => cut >= c.minCut).length >= MIN_WINDOWS);
   const start = Math.max(0, ...eligible.map((c) => c.minCut));
   const cuts = allCuts.filter((c) => c >= start);
@@ -314,12 +358,16 @@ export function calibrateWindowMax(input: CalibrationInput, config: CalibrationC
     const forecastMax = maximaOf(cand);
     const pairs: WindowPair[] = cuts.map((_, j) => ({ forecastMax: forecastMax[j] as number, actualMax: actual[j] as number }));
     const { multiplier, exact } = calibrate(forecastMax);
-    if (!Number.isFinite(multiplier)) continue;
+    if (!(multiplier <= MAX_MULTIPLIER)) continue;
     const score = { method: cand.method, multiplier, backtestCoverage: coverage(pairs, multiplier), backtestSlack: slack(pairs, multiplier), windowMax: windowMax(cand, input.values.length - 1, w) };
     scores.push(score);
     if (!best || score.backtestSlack < best.score.backtestSlack) best = { cand, score, exact, windows: pairs.length };
   }
-  if (!best) return null;
+  if (!best) {
+    return pool.length === 0
+      ? { reason: 'too little history to calibrate the window maximum' }
+      : { reason: `every candidate needs more than ×${MAX_MULTIPLIER} to cover its backtest windows, so none is calibrated` };
+  }
   const n = input.values.length;
   const values = new Float64Array(input.horizon);
   for (let h = 1; h <= input.horizon; h++) values[h - 1] = best.score.multiplier * best.cand.at(n - 1, h);

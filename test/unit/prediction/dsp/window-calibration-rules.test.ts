@@ -5,7 +5,7 @@
 // at the target over the last day's, the larger of the two. The naive code scans and sorts; the module under
 // test memoizes, selects and shares one array, so the two agree only if the rules do.
 import { expect } from 'chai';
-import { calibrateWindowMax, type CalibrationConfig } from '../../../../src/prediction/dsp/window-calibration.ts';
+import { calibrateOrExplain, calibrateWindowMax, FORECAST_FLOOR_SHARE, MAX_MULTIPLIER, type CalibrationConfig } from '../../../../src/prediction/dsp/window-calibration.ts';
 
 const DAY = 86_400;
 
@@ -321,12 +321,50 @@ describe('window-maximum calibration rules against a naive computation', functio
     expect(c?.summary.method).to.equal('model');
     expect(c?.summary.multiplier).to.equal(1);
     expect(c?.summary.backtestSlack).to.equal(0);
-    expect(Array.from(c?.values ?? [])).to.deep.equal(Array.from({ length: 1500 }, (_, h) => 1 + ((h % 1440) % 7)));
+    // Served from the one period, floored like every candidate at FORECAST_FLOOR_SHARE of the history's mean.
+    const floor = (FORECAST_FLOOR_SHARE * y.reduce((a, b) => a + b, 0)) / n;
+    expect(floor).to.be.above(1).and.below(7);
+    expect(Array.from(c?.values ?? [])).to.deep.equal(Array.from({ length: 1500 }, (_, h) => Math.max(floor, 1 + ((h % 1440) % 7))));
     // Its maximum with the last hour's is a candidate too, scored on the same windows.
     const cand = candidate(c?.summary, 'max(model, recent max)');
     const naive = naiveCandidate(y, { target: 0.9, windowSeconds: 3600, backtestSeconds: Infinity }, 4319, (cut, w) => Math.max(recentMax(y, 60)(cut), maxOf(y, cut + 1, cut + w)));
     expect(naive.cuts.length).to.equal(573);
     expectCandidate(cand, naive);
+  });
+
+  it('floors every candidate at a share of the mean, so a forecast of ~0 before a rise earns no runaway multiplier', () => {
+    // A 3-hour outage (0.001) twice a day in a load of 10: at the cuts where the last hour was all outage and the
+    // next has load, "recent max" forecast 0.001 against 10 (ratio 10,000 on 8 % of the windows, more than the
+    // level forgives). Floored at a tenth of the mean it still needs ×11: more than MAX_MULTIPLIER, so it is
+    // not served, and the day-ago window (which saw the same outage) is.
+    const n = 8 * 1440;
+    const y = Float64Array.from({ length: n }, (_, i) => (i % 720 >= 300 && i % 720 < 480 ? 0.001 : 10 + (i % 7) / 7));
+    const c = calibrateWindowMax({ values: y, intervalSeconds: 60, periodSeconds: null, horizon: 120 }, { target: 0.9, windowSeconds: 3600 });
+    const methods = (c?.summary.candidates ?? []).map((x) => x.method);
+    expect(methods).to.include('same window 1 day ago');
+    expect(methods).to.not.include('recent max');
+    for (const cand of c?.summary.candidates ?? []) expect(cand.multiplier, cand.method).to.be.at.most(MAX_MULTIPLIER);
+    expect(c?.summary.multiplier).to.be.at.most(1.2);
+    const mean = y.reduce((a, b) => a + b, 0) / n;
+    expect(Math.min(...(c?.values ?? [0]))).to.be.at.least(FORECAST_FLOOR_SHARE * mean);
+    expect(Math.max(...(c?.values ?? [Infinity]))).to.be.at.most(12);
+  });
+
+  it('does not serve a candidate that needs more than MAX_MULTIPLIER to cover its windows', () => {
+    // One isolated spike of 100 on a flat 1: no candidate's forecast covers its windows, and each needs ×100
+    // to; at a 0.999 level (with no room for a miss in a week of windows) those windows count, so none may be
+    // served.
+    const n = 8 * 1440;
+    const y = Float64Array.from({ length: n }, (_, i) => (i === n - 2000 ? 100 : 1));
+    const strict = calibrateWindowMax({ values: y, intervalSeconds: 60, periodSeconds: null, horizon: 120 }, { target: 0.98, windowSeconds: 3600, level: 0.999, guardSeconds: 0 });
+    expect(strict, 'nothing calibrated: the caller keeps its uncalibrated forecast').to.equal(null);
+    expect(calibrateOrExplain({ values: y, intervalSeconds: 60, periodSeconds: null, horizon: 120 }, { target: 0.98, windowSeconds: 3600, level: 0.999, guardSeconds: 0 })).to.deep.equal({
+      reason: `every candidate needs more than ×${MAX_MULTIPLIER} to cover its backtest windows, so none is calibrated`,
+    });
+    // At the default level the spike windows are the misses the target allows: served at ×1.
+    const usual = calibrateWindowMax({ values: y, intervalSeconds: 60, periodSeconds: null, horizon: 120 }, { target: 0.9, windowSeconds: 3600 });
+    expect(usual?.summary.multiplier).to.be.at.most(MAX_MULTIPLIER);
+    expect(Math.max(...(usual?.values ?? [Infinity]))).to.be.below(5);
   });
 
   it('a weekly period makes the same window a week ago a candidate of its own; otherwise it only feeds the blend', () => {
