@@ -8,7 +8,7 @@ import { predictionEnabled, type EffectiveHorizontalPodAutoscaler } from '../api
 import { cronWindowActive } from '../cron/cron-window.ts';
 import { cronReplicas } from '../metric-values/cron-replicas.ts';
 import { HpaReplay, replayableMetrics, type ReplayedMetric } from './hpa-replay.ts';
-import { forecastPlan, lastIndexAtOrBefore, LOOKBACK_SECONDS, TspReplay, type Series } from './tsp-replay.ts';
+import { forecastPlan, lastIndexAtOrBefore, LOOKBACK_SECONDS, TspReplay, type RefreshOutcome, type Series } from './tsp-replay.ts';
 import { summarize, type SimulationSummary } from './summary.ts';
 import { SimulationInputError } from './ehpa-input.ts';
 
@@ -42,6 +42,59 @@ export interface SimulationOptions {
   podStartupSeconds?: number;
   /** Called after each step with the steps done and the total (the grid of the window); the CLI prints progress. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * The forecasts an earlier replay of the same EHPA, history, window and step served (its steps), used
+   * instead of refitting: the forecast depends on the history only, never on the replicas, so replays that
+   * differ in pod start-up, tolerance or initial replicas can share one set of fits. A step missing from the
+   * record is an error.
+   */
+  recordedForecasts?: readonly RecordedForecast[];
+}
+
+/** What a replay step records of the forecast (a SimulationStep is one). */
+export type RecordedForecast = Pick<SimulationStep, 't' | 'forecastCores' | 'forecastWindowMaxCores' | 'forecastRefresh'>;
+
+/** The forecast side of one step: fitted by a TspReplay, or read back from a record. */
+interface ForecastFeed {
+  step(t: number): { refresh?: RefreshOutcome | SimulationStep['forecastRefresh']; windowMaxCores?: number; pointCores?: number };
+  refreshes(): number;
+  failedRefreshes(): number;
+}
+
+function liveFeed(tsp: TspReplay): ForecastFeed {
+  return {
+    step(t) {
+      const refresh = tsp.advance(t);
+      const windowMax = tsp.windowMax(t);
+      const point = tsp.pointAt(t);
+      return { ...(refresh ? { refresh } : {}), ...(windowMax.ok ? { windowMaxCores: windowMax.largest } : {}), ...(point !== undefined ? { pointCores: point } : {}) };
+    },
+    refreshes: () => tsp.refreshes,
+    failedRefreshes: () => tsp.failedRefreshes,
+  };
+}
+
+function recordedFeed(record: readonly RecordedForecast[]): ForecastFeed {
+  const byTime = new Map(record.map((r) => [r.t, r]));
+  let refreshes = 0;
+  let failed = 0;
+  return {
+    step(t) {
+      const r = byTime.get(t);
+      if (!r) throw new RangeError(`the recorded forecasts have no step at ${t}: record them with the same history, window and step`);
+      if (r.forecastRefresh) {
+        refreshes++;
+        if (!r.forecastRefresh.ready) failed++;
+      }
+      return {
+        ...(r.forecastRefresh ? { refresh: r.forecastRefresh } : {}),
+        ...(r.forecastWindowMaxCores !== null ? { windowMaxCores: r.forecastWindowMaxCores } : {}),
+        ...(r.forecastCores !== null ? { pointCores: r.forecastCores } : {}),
+      };
+    },
+    refreshes: () => refreshes,
+    failedRefreshes: () => failed,
+  };
 }
 
 export interface StepReplicas {
@@ -112,9 +165,11 @@ export function simulate(o: SimulationOptions): SimulationResult {
   const plan = predictionEnabled(ehpa.spec) ? forecastPlan(ehpa.spec.prediction?.predictionAlgorithm ?? {}, o.dspEstimators) : undefined;
   const usesPrediction = ehpaMetrics.metrics.some((m) => m.kind === 'predicted-cpu');
   const usesCron = ehpaMetrics.metrics.some((m) => m.kind === 'cron');
-  const tsp = usesPrediction
-    ? new TspReplay({ history: o.history, plan, windowSeconds, seed: o.seed, retrySeconds: o.forecastRetrySeconds })
-    : undefined;
+  const feed = !usesPrediction
+    ? undefined
+    : o.recordedForecasts
+      ? recordedFeed(o.recordedForecasts)
+      : liveFeed(new TspReplay({ history: o.history, plan, windowSeconds, seed: o.seed, retrySeconds: o.forecastRetrySeconds }));
 
   const usageAt = (t: number): number | undefined => {
     const i = lastIndexAtOrBefore(o.history.timestamps, t);
@@ -155,16 +210,16 @@ export function simulate(o: SimulationOptions): SimulationResult {
     const ehpaBefore = ehpaHpa.replicas;
     const ehpaReady = ehpaHpa.readyReplicas(nowMs - o.stepSeconds * 1000);
     const plainReady = plainHpa.readyReplicas(nowMs - o.stepSeconds * 1000);
-    const refresh = tsp?.advance(t);
-    const windowMax = tsp?.windowMax(t);
-    const forecastCores = windowMax?.ok ? windowMax.largest : undefined;
+    const fed = feed?.step(t);
+    const refresh = fed?.refresh;
+    const forecastCores = fed?.windowMaxCores;
     const cron = usesCron ? cronValue(ehpa, nowMs, o.localZone, ehpaBefore) : undefined;
     const e = ehpaHpa.sync({ nowMs, usageCores: usage, forecastCores, cronReplicas: cron });
     const p = plainHpa.sync({ nowMs, usageCores: usage });
     const step: SimulationStep = {
       t,
       usageCores: usage,
-      forecastCores: tsp?.pointAt(t) ?? null,
+      forecastCores: fed?.pointCores ?? null,
       forecastWindowMaxCores: forecastCores ?? null,
       cronReplicas: cron ?? null,
       ehpa: { replicas: e.replicas, readyReplicas: ehpaReady, proposals: e.proposals, ...(e.limitedBy ? { limitedBy: e.limitedBy } : {}), underProvisioned: usage > ehpaReady * targetCores + 1e-9 },
@@ -189,13 +244,13 @@ export function simulate(o: SimulationOptions): SimulationResult {
     plainMetrics: plainMetrics.metrics.map((m) => m.label),
     skippedMetrics: [...new Set([...ehpaMetrics.skipped, ...plainMetrics.skipped])],
     ...(desired.problem ? { conversionProblem: `${desired.problem.reason}: ${desired.problem.message}` } : {}),
-    ...(tsp
+    ...(feed
       ? {
           forecast: {
             windowSeconds,
             algorithm: plan ? `${plan.config.algorithm}${plan.config.algorithm === 'dsp' ? ` (${plan.config.estimators} estimators)` : ''}` : String(ehpa.spec.prediction?.predictionAlgorithm?.algorithmType),
-            refreshes: tsp.refreshes,
-            failedRefreshes: tsp.failedRefreshes,
+            refreshes: feed.refreshes(),
+            failedRefreshes: feed.failedRefreshes(),
             ...(plan?.settingsError ? { settingsError: plan.settingsError } : {}),
           },
         }
