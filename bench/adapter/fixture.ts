@@ -63,7 +63,6 @@ export function fixtureSources(fx: BenchFixture, nowMs: number): AdapterSources 
   return {
     getEhpa: (ns, name) => ehpas.get(ns)?.find((e) => e.metadata.name === name),
     listEhpas: (ns) => (ns === undefined ? [...ehpas.values()].flat() : (ehpas.get(ns) ?? [])),
-    getTsp: (ns, name) => tsps.get(ns)?.find((t) => t.metadata.name === name),
     listTsps: (ns) => tsps.get(ns) ?? [],
     listPods: (ns, selector: LabelSelector) => (pods.get(ns) ?? []).filter((p) => selector.matches(p.metadata?.labels)),
     getScaleReplicas: () => 3,

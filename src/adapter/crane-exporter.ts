@@ -20,7 +20,9 @@ import { Gauge, type Registry } from 'prom-client';
 import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import { CRON_RESOURCE_IDENTIFIER } from '../api/names.ts';
 import { cronValueFor, CRON_METRIC_HEAD } from './providers/cron-provider.ts';
-import { predictionAnswer, PREDICTION_METRIC_HEAD, tspTargets } from './providers/prediction-provider.ts';
+import { PREDICTION_METRIC_HEAD } from './providers/prediction-provider.ts';
+import { predictionAnswer } from '../metric-values/forecast-value.ts';
+import { tspTargets } from '../metric-values/tsp-lookup.ts';
 import type { AdapterSources } from './providers/sources.ts';
 import type { CronSemantics } from '../metric-values/cron-replicas.ts';
 

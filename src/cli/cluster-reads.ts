@@ -14,7 +14,6 @@ import { workloadScaleAccess } from '../ehpa/workload-scale.ts';
 export interface ClusterReads {
   getEhpa(namespace: string, name: string): EffectiveHorizontalPodAutoscaler | undefined;
   listEhpas(namespace?: string): readonly EffectiveHorizontalPodAutoscaler[];
-  getTsp(namespace: string, name: string): TimeSeriesPrediction | undefined;
   listTsps(namespace: string): readonly TimeSeriesPrediction[];
   listPods(namespace: string, selector: { matches(labels: Readonly<Record<string, string>> | undefined): boolean }): readonly PodLike[];
   getScaleReplicas(namespace: string, ref: CrossVersionObjectReference): Promise<number | undefined>;
@@ -31,7 +30,6 @@ export function clusterReads(ctx: { client: KubeApiClient; informers: InformerRe
   return {
     getEhpa: (ns, name) => ehpas.get(ns, name),
     listEhpas: (ns) => ehpas.list(ns),
-    getTsp: (ns, name) => tsps.get(ns, name),
     listTsps: (ns) => tsps.list(ns),
     listPods: (ns, selector) => pods.list(ns).filter((p) => selector.matches(p.metadata.labels)),
     synced: () => ehpas.hasSynced() && tsps.hasSynced() && pods.hasSynced(),

@@ -42,7 +42,6 @@ export async function startAdapterInServe(o: {
   const sources: AdapterSources = {
     getEhpa: reads.getEhpa,
     listEhpas: reads.listEhpas,
-    getTsp: reads.getTsp,
     listTsps: reads.listTsps,
     listPods: reads.listPods,
     getScaleReplicas: reads.getScaleReplicas,

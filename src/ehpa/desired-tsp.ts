@@ -4,7 +4,7 @@
 // identifiers (`resource.memory`, `container-resource.<r>`, `pods.<name>`, `external.<name>`).
 import { LABEL_MANAGED_BY, LABEL_NAME, LABEL_PART_OF, LABEL_TARGET_KIND, LABEL_TARGET_NAME, LABEL_TARGET_NAMESPACE, MANAGED_BY, controllerOwnerReference } from './naming.ts';
 import { ownedObjectName } from '../api/names.ts';
-import { predictedMetrics, type PredictedMetric } from './predicted-metrics.ts';
+import { predictedMetrics, predictionMetricEntry, type PredictedMetric } from './predicted-metrics.ts';
 import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import { TSP_GROUP, TSP_KIND, TSP_VERSION, type PredictionMetricSpec, type TimeSeriesPrediction } from '../api/prediction.ts';
 import { COVERAGE_ANNOTATION } from '../prediction/coverage-annotation.ts';
@@ -12,9 +12,7 @@ import { COVERAGE_ANNOTATION } from '../prediction/coverage-annotation.ts';
 export { METRIC_QUERY_ANNOTATION_PREFIX } from './predicted-metrics.ts';
 
 function metricSpec(p: PredictedMetric, ehpa: EffectiveHorizontalPodAutoscaler): PredictionMetricSpec {
-  const metric: PredictionMetricSpec = p.query.type === 'ExpressionQuery'
-    ? { resourceIdentifier: p.resourceIdentifier, type: 'ExpressionQuery', expressionQuery: { expression: p.query.expression } }
-    : { resourceIdentifier: p.resourceIdentifier, type: 'ResourceQuery', resourceQuery: p.query.resource };
+  const metric = predictionMetricEntry(p);
   metric.algorithm = structuredClone(ehpa.spec.prediction?.predictionAlgorithm ?? {});
   return metric;
 }

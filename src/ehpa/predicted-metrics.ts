@@ -13,6 +13,7 @@
 // rarely shares with Prometheus, so we ask for the annotation instead and say so.
 import type { V2MetricSpec } from '@kubernetes/client-node';
 import { BOUNDS } from '../api/bounds.ts';
+import type { PredictionMetricSpec } from '../api/prediction.ts';
 import { predictionEnabled, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import { POD_CPU_USAGE_IDENTIFIER, predictionIdentifier } from '../api/names.ts';
 import { promqlString, regexEscape } from '../prometheus/promql-text.ts';
@@ -92,6 +93,13 @@ function builtIn(ehpa: EffectiveHorizontalPodAutoscaler, id: { type: PredictedMe
     return { type: 'ExpressionQuery', expression: containerResourceQuery(ehpa.metadata.namespace, ref.kind, ref.name, id.name, id.container) };
   }
   return undefined;
+}
+
+/** A predicted metric as a TSP metric entry: its identifier and query (the algorithm is the caller's). */
+export function predictionMetricEntry(p: PredictedMetric): PredictionMetricSpec {
+  return p.query.type === 'ExpressionQuery'
+    ? { resourceIdentifier: p.resourceIdentifier, type: 'ExpressionQuery', expressionQuery: { expression: p.query.expression } }
+    : { resourceIdentifier: p.resourceIdentifier, type: 'ResourceQuery', resourceQuery: p.query.resource };
 }
 
 /** The EHPA's predicted metrics in spec order, and the ones it asks for that cannot be predicted. */

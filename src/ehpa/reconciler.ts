@@ -9,7 +9,7 @@ import type { EventSink } from '../kube/event-recorder.ts';
 import type { CacheReader } from '../kube/informers.ts';
 import { parseLabelSelector } from '../selectors/label-selector.ts';
 import { PodSelectorIndex } from './selector-index.ts';
-import { forecastFor } from '../metric-values/workload-cpu-forecast.ts';
+import { ehpaForecastValue } from '../metric-values/forecast-value.ts';
 import type { ScaleAccess } from '../kube/scale-client.ts';
 import { semanticEqual } from '../kube/semantic-equal.ts';
 import type { StatusWriter } from '../kube/status-writer.ts';
@@ -18,7 +18,7 @@ import { buildDesiredHpa, needsPodRequests, type PodRequestsLookup } from './des
 import { buildDesiredTsp } from './desired-tsp.ts';
 import { COVERAGE_ANNOTATION } from '../prediction/coverage-annotation.ts';
 import { HPA_API_VERSION, HPA_PLURAL, type HorizontalPodAutoscaler, type Scale, type Substitute } from '../api/autoscaling.ts';
-import { POD_CPU_USAGE_METRIC, ownedObjectName } from '../api/names.ts';
+import { POD_CPU_USAGE_IDENTIFIER, POD_CPU_USAGE_METRIC, ownedObjectName } from '../api/names.ts';
 import { CURRENT_METRICS_ANNOTATION, controllerOwnerReference, ownedLabels } from './naming.ts';
 import { currentMetricsAnnotation } from './current-metrics.ts';
 import { summarizeRequests } from './pod-requests.ts';
@@ -141,7 +141,7 @@ export class EhpaReconciler {
       // Same test the adapter applies when the HPA asks for crane_pod_cpu_usage, so the condition says
       // what the HPA is being served (re-evaluated on every TSP change and resync).
       const readsPodCpu = (hpa?.spec?.metrics ?? []).some((m) => m.type === 'Pods' && m.pods?.metric?.name === POD_CPU_USAGE_METRIC);
-      if (readsPodCpu) input.cpuForecast = forecastFor(tsp ? [tsp] : [], ehpa, this.now());
+      if (readsPodCpu) input.cpuForecast = ehpaForecastValue(tsp ? [tsp] : [], ehpa, POD_CPU_USAGE_IDENTIFIER, this.now());
       if (conversionProblem) {
         this.d.events.event(ehpa, 'Warning', conversionProblem.reason, conversionProblem.message);
         input.failure = conversionProblem;

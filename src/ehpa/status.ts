@@ -5,7 +5,7 @@ import type { HorizontalPodAutoscaler } from '../api/autoscaling.ts';
 import { metaTime, upsertCondition, type Condition } from '../api/meta.ts';
 import type { EffectiveHorizontalPodAutoscaler, EhpaStatus } from '../api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../api/prediction.ts';
-import type { WorkloadCpuForecast } from '../metric-values/workload-cpu-forecast.ts';
+import type { ForecastValue } from '../metric-values/forecast-value.ts';
 
 export const READY = 'Ready';
 export const PREDICTION_READY = 'PredictionReady';
@@ -34,7 +34,7 @@ export interface StatusInput {
    * Whether the forecast behind crane_pod_cpu_usage is usable now (the adapter's own test): present when the
    * backing HPA reads that metric, and turned into the PredictionFallback condition.
    */
-  cpuForecast?: WorkloadCpuForecast;
+  cpuForecast?: ForecastValue;
   /** Metrics the EHPA asks to predict that get no forecast (no query, duplicate, over the bound); present
    *  when prediction is on, turned into the MetricsPredicted condition. */
   unpredicted?: readonly { reason: string; message: string }[];

@@ -16,7 +16,7 @@ import {
 import { startProcess, type ManagedProcess } from './harness/processes.ts';
 import { CRANE_TRACES, useCluster } from './helpers.ts';
 import { cronWindowNow, ehpaObject, ehpaPath, externalItems, hpaPath, mergePatch, post, quantityMilli, tspPath, waitObj } from './scenario-helpers.ts';
-import { predictionAnswer } from '../../src/adapter/providers/prediction-provider.ts';
+import { predictionAnswer } from '../../src/metric-values/forecast-value.ts';
 import type { TimeSeriesPrediction } from '../../src/api/prediction.ts';
 
 const NS = 'exporter';

@@ -56,9 +56,6 @@ export class MapSources implements AdapterSources {
   listEhpas(ns?: string) {
     return this.ehpas.filter((e) => ns === undefined || e.metadata.namespace === ns);
   }
-  getTsp(ns: string, name: string) {
-    return this.tsps.find((t) => t.metadata.namespace === ns && t.metadata.name === name);
-  }
   listTsps(ns: string) {
     return this.tsps.filter((t) => t.metadata.namespace === ns);
   }

@@ -3,27 +3,16 @@
 // TSP entries `pods.<name>` / `external.<name>`. The Pods metric splits the workload's forecast evenly over
 // the available pods, as crane_pod_cpu_usage does, so the HPA's average over pods is the forecast per pod;
 // the External metric is the forecast itself. Fallback as for CPU (predicted-metric-value.ts).
-import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
 import { CUSTOM_PODS_PREDICTION_PREFIX, EXTERNAL_PREDICTION_PREFIX, predictionIdentifier } from '../../api/names.ts';
 import { perPodMillis } from '../../metric-values/forecast-window.ts';
 import { toMilli } from '../../metric-values/milli-quantity.ts';
-import type { LabelSelector } from '../../selectors/label-selector.ts';
-import { badRequest, notFound, unavailable } from '../status.ts';
+import { notFound, unavailable } from '../status.ts';
 import { podAvailable, podRunning } from './pod-availability.ts';
-import { ehpaTsps, predictedTotal, type PredictedValueOptions } from './predicted-metric-value.ts';
+import { ehpaByUid, ehpaTspsIn, predictedTotal, type PredictedValueOptions } from './predicted-metric-value.ts';
 import type { CustomMetricProvider, CustomQuery, CustomValue, ExternalMetricProvider, ExternalQuery, ExternalValue } from './provider.ts';
-import type { AdapterSources } from './sources.ts';
 
 const PODS_FAMILY = 'crane_custom.pods_';
 const EXTERNAL_FAMILY = 'crane_external_';
-
-async function ehpaByUid(sources: AdapterSources, ns: string, metric: string, selector: LabelSelector): Promise<EffectiveHorizontalPodAutoscaler> {
-  const uid = selector.exactValue(EHPA_UID_LABEL);
-  if (uid === undefined) throw badRequest(`metric ${metric} needs ${EHPA_UID_LABEL}=<uid of the EffectiveHorizontalPodAutoscaler> in its label selector`);
-  const ehpa = (await sources.listEhpas(ns)).find((e) => e.metadata.uid === uid);
-  if (!ehpa) throw notFound(`no EffectiveHorizontalPodAutoscaler with uid ${uid} in namespace ${ns}`);
-  return ehpa;
-}
 
 export function legacyPodsPredictionProvider(opts: PredictedValueOptions): CustomMetricProvider {
   const { sources } = opts;
@@ -40,7 +29,7 @@ export function legacyPodsPredictionProvider(opts: PredictedValueOptions): Custo
       if (q.name !== '*') pods = pods.filter((p) => p.metadata?.name === q.name);
       if (pods.length === 0) throw notFound(`the server could not find the metric ${q.metric} for pods: no pod in namespace ${ns} matches ${q.name === '*' ? 'the selector' : q.name}`);
       const available = pods.filter((p) => podAvailable(p, q.nowMs));
-      const { total, observed } = await predictedTotal(opts, ehpa, await ehpaTsps(sources, ehpa), rid, PODS_FAMILY, q.nowMs);
+      const { total, observed } = await predictedTotal(opts, ehpa, await ehpaTspsIn(sources, ehpa), rid, PODS_FAMILY, q.nowMs);
       // A forecast is split over available pods (Crane's rule); an observation over the running ones when
       // none is available yet, so a rollout does not stall the fallback.
       const over = available.length > 0 ? available : observed ? pods.filter(podRunning) : [];
@@ -59,7 +48,7 @@ export function legacyExternalPredictionProvider(opts: PredictedValueOptions): E
     async values(q: ExternalQuery): Promise<ExternalValue[]> {
       const ehpa = await ehpaByUid(sources, q.namespace, q.metric, q.selector);
       const rid = predictionIdentifier('External', q.metric.slice(EXTERNAL_PREDICTION_PREFIX.length));
-      const { total, observed } = await predictedTotal(opts, ehpa, await ehpaTsps(sources, ehpa), rid, EXTERNAL_FAMILY, q.nowMs);
+      const { total, observed } = await predictedTotal(opts, ehpa, await ehpaTspsIn(sources, ehpa), rid, EXTERNAL_FAMILY, q.nowMs);
       // A forecast is a float32 reading, trimmed to its 7 digits as crane_autoscaling_prediction does; an
       // observation is a float64 and served as it is.
       return [{ labels: q.selector.toLabelSelector()?.matchLabels ?? {}, milli: observed ? toMilli(total) : toMilli(Number(total.toPrecision(7))) }];

@@ -5,19 +5,17 @@
 // metrics and holds scale-down. Crane v0.2–v0.7's adapter errors the same way; Crane HEAD instead leaves the
 // predicted metric out of the HPA until the TSP is ready (gocrane/crane pkg/controller/ehpa/hpa.go
 // GetHPAMetrics, GetReadyPredictionMetric), which the observed fallback approximates without an HPA rewrite.
-import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
+import type { EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
 import { perPodMillis } from '../../metric-values/forecast-window.ts';
-import { forecastFor } from '../../metric-values/workload-cpu-forecast.ts';
-import { POD_CPU_USAGE_METRIC } from '../../api/names.ts';
-
-export { forecastFor };
-import { badRequest, invalidObject, notFound, unavailable } from '../status.ts';
+import { ehpaForecastValue } from '../../metric-values/forecast-value.ts';
+import { ehpaByUid, ehpaTspsIn } from './predicted-metric-value.ts';
+import { POD_CPU_USAGE_IDENTIFIER, POD_CPU_USAGE_METRIC } from '../../api/names.ts';
+import { invalidObject, notFound, unavailable } from '../status.ts';
 import { validateEhpa } from '../../ehpa/validation.ts';
 import type { AdapterMetrics } from '../adapter-metrics.ts';
 import type { CustomMetricProvider, CustomQuery, CustomValue } from './provider.ts';
 import type { AdapterSources, FallbackListener, PodLike } from './sources.ts';
 import { podAvailable, podRunning } from './pod-availability.ts';
-import { ehpaTsps } from './predicted-metric-value.ts';
 
 
 export interface PodCpuProviderOptions {
@@ -64,10 +62,8 @@ export function podCpuProvider(opts: PodCpuProviderOptions): CustomMetricProvide
     async values(q: CustomQuery): Promise<CustomValue[]> {
       if (q.namespace === undefined) throw notFound(`the server could not find the metric ${POD_CPU_USAGE_METRIC} for pods`);
       const ns = q.namespace;
-      const uid = q.metricSelector.exactValue(EHPA_UID_LABEL);
-      if (uid === undefined) throw badRequest(`metric ${POD_CPU_USAGE_METRIC} needs metricLabelSelector ${EHPA_UID_LABEL}=<uid of the EffectiveHorizontalPodAutoscaler>`);
-      const ehpa = (await sources.listEhpas(ns)).find((e) => e.metadata.uid === uid);
-      if (!ehpa) throw notFound(`no EffectiveHorizontalPodAutoscaler with uid ${uid} in namespace ${ns}`);
+      const ehpa = await ehpaByUid(sources, ns, POD_CPU_USAGE_METRIC, q.metricSelector, 'metricLabelSelector');
+      const uid = ehpa.metadata.uid;
       const invalid = invalidPrediction(ehpa);
       if (invalid) throw invalid;
 
@@ -76,7 +72,7 @@ export function podCpuProvider(opts: PodCpuProviderOptions): CustomMetricProvide
       if (pods.length === 0) throw notFound(`the server could not find the metric ${POD_CPU_USAGE_METRIC} for pods: no pod in namespace ${ns} matches ${q.name === '*' ? 'the selector' : q.name}`);
       const available = pods.filter((p) => podAvailable(p, q.nowMs));
 
-      const forecast = forecastFor(await ehpaTsps(sources, ehpa), ehpa, q.nowMs);
+      const forecast = ehpaForecastValue(await ehpaTspsIn(sources, ehpa), ehpa, POD_CPU_USAGE_IDENTIFIER, q.nowMs);
       if (forecast.ok) {
         if (available.length === 0) throw unavailable(`failed to get available pods: none of the ${pods.length} selected pods has been Running and Ready for 30s`);
         const milli = BigInt(perPodMillis(forecast.largest, available.length));

@@ -5,81 +5,37 @@
 // window; while it is missing, not ready or stale, the observed value of the same query (reported with the
 // reason), or 503 with --prediction-fallback=unavailable.
 import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
+import type { LabelSelector } from '../../selectors/label-selector.ts';
+import { tspsOfEhpa } from '../../metric-values/tsp-lookup.ts';
 import type { TimeSeriesPrediction } from '../../api/prediction.ts';
-import { POD_CPU_USAGE_IDENTIFIER, ownedObjectName } from '../../api/names.ts';
-import { buildDesiredTsp } from '../../ehpa/desired-tsp.ts';
-import { maxForecastInWindow, readyPredictionSeries } from '../../metric-values/forecast-window.ts';
-import { metricQuery } from '../../prediction/history/queries.ts';
+import { observedQueryFor } from '../../ehpa/observed-query.ts';
+import { ehpaForecastValue } from '../../metric-values/forecast-value.ts';
 import type { AdapterMetrics } from '../adapter-metrics.ts';
-import { unavailable } from '../status.ts';
+import { badRequest, notFound, unavailable } from '../status.ts';
 import type { AdapterSources, FallbackListener } from './sources.ts';
 
-export type FallbackReason = 'PredictionMissing' | 'PredictionNotReady' | 'PredictionOutdated';
+/**
+ * The EHPA a metric request names by its uid label (`selector`: the metricLabelSelector of a custom metric,
+ * the labelSelector of an external one), in the request's namespace only.
+ */
+export async function ehpaByUid(sources: AdapterSources, ns: string, metric: string, selector: LabelSelector, selectorName = 'label selector'): Promise<EffectiveHorizontalPodAutoscaler> {
+  const uid = selector.exactValue(EHPA_UID_LABEL);
+  if (uid === undefined) throw badRequest(`metric ${metric} needs ${selectorName} ${EHPA_UID_LABEL}=<uid of the EffectiveHorizontalPodAutoscaler>`);
+  const ehpa = (await sources.listEhpas(ns)).find((e) => e.metadata.uid === uid);
+  if (!ehpa) throw notFound(`no EffectiveHorizontalPodAutoscaler with uid ${uid} in namespace ${ns}`);
+  return ehpa;
+}
+
+/** The EHPA's own TSPs, from its namespace's list (metric-values/tsp-lookup.ts). */
+export async function ehpaTspsIn(sources: AdapterSources, ehpa: EffectiveHorizontalPodAutoscaler): Promise<TimeSeriesPrediction[]> {
+  return tspsOfEhpa(await sources.listTsps(ehpa.metadata.namespace ?? ''), ehpa);
+}
 
 export interface PredictedValueOptions {
   sources: AdapterSources;
   fallback: 'observed' | 'error';
   metrics?: AdapterMetrics;
   onFallback?: FallbackListener;
-}
-
-/** The EHPA's own TSPs: by uid label, else by name (the same lookup as crane_pod_cpu_usage). */
-export async function ehpaTsps(sources: AdapterSources, ehpa: EffectiveHorizontalPodAutoscaler): Promise<TimeSeriesPrediction[]> {
-  const ns = ehpa.metadata.namespace;
-  const uid = ehpa.metadata.uid;
-  const byLabel = (await sources.listTsps(ns)).filter((t) => uid !== undefined && t.metadata.labels?.[EHPA_UID_LABEL] === uid);
-  if (byLabel.length > 0) return byLabel;
-  const byName = await sources.getTsp(ns, ownedObjectName(ehpa.metadata.name));
-  return byName ? [byName] : [];
-}
-
-/** HEAD names workload CPU `resource.cpu`; this project's TSPs keep the v0.7 `crane_pod_cpu_usage`. */
-function identifiers(rid: string): string[] {
-  return rid === 'resource.cpu' ? [rid, POD_CPU_USAGE_IDENTIFIER] : rid === POD_CPU_USAGE_IDENTIFIER ? [rid, 'resource.cpu'] : [rid];
-}
-
-/** Largest forecast of `rid` in the window from the EHPA's TSPs, or why there is none. */
-export function forecastOf(
-  tsps: readonly TimeSeriesPrediction[],
-  ehpa: EffectiveHorizontalPodAutoscaler,
-  rid: string,
-  nowMs: number,
-): { ok: true; largest: number } | { ok: false; reason: FallbackReason; message: string } {
-  const ns = ehpa.metadata.namespace;
-  if (tsps.length !== 1) {
-    const message = tsps.length === 0
-      ? `no TimeSeriesPrediction for EffectiveHorizontalPodAutoscaler ${ns}/${ehpa.metadata.name}`
-      : `only one TimeSeriesPrediction should match EffectiveHorizontalPodAutoscaler ${ns}/${ehpa.metadata.name}, found ${tsps.length}`;
-    return { ok: false, reason: 'PredictionMissing', message };
-  }
-  const tsp = tsps[0] as TimeSeriesPrediction;
-  const prefix = `TimeSeriesPrediction ${tsp.metadata.namespace}/${tsp.metadata.name}: `;
-  let first: { reason: FallbackReason; message: string } | undefined;
-  for (const id of identifiers(rid)) {
-    const series = readyPredictionSeries(tsp, id);
-    if (!series.ok) {
-      first ??= { reason: series.problem.reason === 'NotReady' ? 'PredictionNotReady' : 'PredictionMissing', message: prefix + series.problem.message };
-      continue;
-    }
-    const window = tsp.spec?.predictionWindowSeconds ?? ehpa.spec.prediction?.predictionWindowSeconds ?? 3600;
-    const r = maxForecastInWindow(series.metric, nowMs, window);
-    if (r.ok) return r;
-    return { ok: false, reason: 'PredictionOutdated', message: prefix + r.problem.message };
-  }
-  return { ok: false, ...(first as { reason: FallbackReason; message: string }) };
-}
-
-/**
- * The PromQL the EHPA's forecast of `rid` is built from, as the TSP controller would run it (confined to
- * the namespace, --user-promql=namespaced): derived from the EHPA itself, so it is there even when the TSP
- * was deleted. Undefined when the EHPA does not predict `rid`.
- */
-export function observedQueryFor(ehpa: EffectiveHorizontalPodAutoscaler, rid: string): string | undefined {
-  const tsp = buildDesiredTsp(ehpa);
-  const ids = identifiers(rid);
-  const entry = tsp?.spec.predictionMetrics.find((m) => ids.includes(m.resourceIdentifier));
-  if (!tsp || !entry) return undefined;
-  return metricQuery(tsp, entry);
 }
 
 /**
@@ -95,7 +51,7 @@ export async function predictedTotal(
   family: string,
   nowMs: number,
 ): Promise<{ total: number; observed: boolean }> {
-  const forecast = forecastOf(tsps, ehpa, rid, nowMs);
+  const forecast = ehpaForecastValue(tsps, ehpa, rid, nowMs);
   if (forecast.ok) return { total: forecast.largest, observed: false };
   const ns = ehpa.metadata.namespace;
   const report = (outcome: 'observed' | 'error') => {

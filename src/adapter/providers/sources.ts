@@ -5,6 +5,7 @@ import type { CrossVersionObjectReference } from '../../api/meta.ts';
 import type { EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../../api/prediction.ts';
 import type { LabelSelector } from '../../selectors/label-selector.ts';
+import type { ForecastReason } from '../../metric-values/forecast-value.ts';
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -18,7 +19,6 @@ export interface AdapterSources {
   getEhpa(namespace: string, name: string): MaybePromise<EffectiveHorizontalPodAutoscaler | undefined>;
   /** Every EHPA in `namespace`, or in all namespaces when it is undefined. */
   listEhpas(namespace?: string): MaybePromise<readonly EffectiveHorizontalPodAutoscaler[]>;
-  getTsp(namespace: string, name: string): MaybePromise<TimeSeriesPrediction | undefined>;
   listTsps(namespace: string): MaybePromise<readonly TimeSeriesPrediction[]>;
   /** Pods in `namespace` whose labels match `selector` (the selector's `matches` is the reference). */
   listPods(namespace: string, selector: LabelSelector): MaybePromise<readonly PodLike[]>;
@@ -39,7 +39,7 @@ export interface PredictionFallbackEvent {
   ehpaName: string;
   ehpaUid?: string;
   metric: string;
-  reason: 'PredictionMissing' | 'PredictionNotReady' | 'PredictionOutdated';
+  reason: ForecastReason;
   message: string;
   /** What was answered instead: observed usage, or nothing (strict mode / no observed data). */
   outcome: 'observed' | 'error';

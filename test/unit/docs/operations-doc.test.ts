@@ -32,8 +32,10 @@ function reasonsInCode(): Map<string, string> {
   const add = (reason: string, file: string) => {
     if (!found.has(reason)) found.set(reason, file.slice(ROOT.length));
   };
-  for (const dir of ['src/ehpa', 'src/prediction/controller', 'src/adapter']) {
-    for (const file of tsFiles(join(ROOT, dir))) {
+  // The served value's reasons are decided in metric-values/forecast-value.ts (forecast-window.ts's are internal).
+  const files = [...['src/ehpa', 'src/prediction/controller', 'src/adapter'].flatMap((dir) => [...tsFiles(join(ROOT, dir))]), join(ROOT, 'src/metric-values/forecast-value.ts')];
+  {
+    for (const file of files) {
       const text = readFileSync(file, 'utf8');
       for (const line of text.split('\n')) {
         const ev = /\.event\(\s*\w+,\s*'(?:Normal|Warning)',(.*)$/.exec(line);

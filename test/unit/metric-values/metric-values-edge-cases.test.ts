@@ -7,7 +7,10 @@ import { EHPA_API_VERSION, EHPA_KIND, type EffectiveHorizontalPodAutoscaler } fr
 import { TSP_API_VERSION, TSP_KIND, type PredictionMetricStatus, type TimeSeriesPrediction } from '../../../src/api/prediction.ts';
 import { readyPredictionSeries } from '../../../src/metric-values/forecast-window.ts';
 import { MAX_MILLI, toMilli } from '../../../src/metric-values/milli-quantity.ts';
-import { forecastFor } from '../../../src/metric-values/workload-cpu-forecast.ts';
+import { ehpaForecastValue } from '../../../src/metric-values/forecast-value.ts';
+import { POD_CPU_USAGE_IDENTIFIER } from '../../../src/api/names.ts';
+
+const forecastFor = (tsps: Parameters<typeof ehpaForecastValue>[0], e: Parameters<typeof ehpaForecastValue>[1], nowMs: number) => ehpaForecastValue(tsps, e, POD_CPU_USAGE_IDENTIFIER, nowMs);
 
 describe('toMilli: values whose milli-units do not fit an int64', () => {
   // docs/metrics-api.md §3.5: "Milli-values from about 9.2e15 up no longer fit an int64: we clamp to the
@@ -70,7 +73,7 @@ describe('readyPredictionSeries: Crane’s GetReadyPredictionMetric messages', (
   });
 });
 
-describe('forecastFor: why a forecast cannot be used (docs/operations.md, PredictionFallback)', () => {
+describe('ehpaForecastValue (workload CPU): why a forecast cannot be used (docs/operations.md, PredictionFallback)', () => {
   // "PredictionMissing (no TSP, or more than one, or no series), PredictionNotReady (the TSP status is not
   // ready), PredictionOutdated (no forecast point in [now, now + window])".
   const cases: [what: string, tsps: TimeSeriesPrediction[], reason: string][] = [
@@ -95,7 +98,7 @@ describe('forecastFor: why a forecast cannot be used (docs/operations.md, Predic
   });
 });
 
-describe('forecastFor: the window is the TSP’s predictionWindowSeconds, else the EHPA’s, else 3600', () => {
+describe('ehpaForecastValue (workload CPU): the window is the TSP’s predictionWindowSeconds, else the EHPA’s, else 3600', () => {
   // docs/forecast-evaluation.md: "The window the target is about is the TSP's predictionWindowSeconds";
   // docs/components.md: the largest forecast over [now, now + predictionWindowSeconds]; the CRD default is
   // 3600 (docs/crane-behaviour.md §A.1). Samples: 1 core now, 5 cores at +1200 s, 9 cores at +3601 s.

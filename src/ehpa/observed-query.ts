@@ -1,0 +1,22 @@
+// The PromQL behind one predicted metric of an EHPA, for the adapter's observed fallback: derived from the
+// EHPA's own predicted-metric entry (predicted-metrics.ts), so it exists even while the TSP is missing, and
+// confined to the EHPA's namespace exactly as the TSP controller confines it (prediction/history/queries.ts).
+import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
+import type { TimeSeriesPrediction } from '../api/prediction.ts';
+import { metricQuery } from '../prediction/history/queries.ts';
+import { resourceAliases } from '../metric-values/tsp-lookup.ts';
+import { predictedMetrics, predictionMetricEntry } from './predicted-metrics.ts';
+
+/**
+ * The query the forecast of `rid` (or its alias) is fitted on; undefined when the EHPA does not predict it.
+ * Throws, with the reason, when the namespace confinement refuses the query.
+ */
+export function observedQueryFor(ehpa: EffectiveHorizontalPodAutoscaler, rid: string): string | undefined {
+  const ids = resourceAliases(rid);
+  const p = predictedMetrics(ehpa).predicted.find((m) => ids.includes(m.resourceIdentifier));
+  if (!p) return undefined;
+  // Only the target and the namespace of the TSP the query runs for matter to it.
+  const ref = ehpa.spec.scaleTargetRef;
+  const where = { metadata: { namespace: ehpa.metadata.namespace }, spec: { targetRef: { kind: ref.kind, name: ref.name } } } as TimeSeriesPrediction;
+  return metricQuery(where, predictionMetricEntry(p));
+}
