@@ -167,6 +167,9 @@ async function main(): Promise<number> {
       args: [
         `--controllers=${controllers}`, `--secure-port=${c.adapterPort}`, `--prometheus-url=${c.promUrl}`,
         '--leader-elect=false', '--prediction-update-frequency=5s',
+        // The demo shows the forecast at work on a short backfilled history: its verdict on whether that
+        // forecast pays (the EHPA's PredictionPays condition) is reported, not enforced.
+        '--prediction-pays=observe',
       ],
     });
     adapterStarted.catch(() => undefined);

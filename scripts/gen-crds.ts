@@ -228,6 +228,7 @@ const tsp = crd({
         obj({
           resourceIdentifier: str(),
           ready: bool(),
+          stepAside: str({ maxLength: 1024 }),
           prediction: arr(
             obj({
               labels: arr(obj({ name: str(), value: str() }, ['name', 'value'])),

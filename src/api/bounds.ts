@@ -12,6 +12,8 @@ export const BOUNDS = {
   durationStringLength: 32,
   /** Any Crane float string ("0.99", "1e-10"). */
   floatStringLength: 32,
+  /** `auto` mode's accepted extra cost for the same shortage (annotation prediction.ehpa-adapter.io/accept-extra-cost): a share. */
+  acceptExtraCost: { min: 0, max: 10 },
   /** `auto` mode's coverage target (annotation prediction.ehpa-adapter.io/coverage): strictly between these. */
   coverageTarget: { min: 0, max: 1 },
   /** Sample interval: at least a second (Prometheus' resolution), at most an hour (Crane's DSP limit). */

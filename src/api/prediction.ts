@@ -74,6 +74,11 @@ export interface PredictionSample {
 export interface PredictionMetricStatus {
   resourceIdentifier: string;
   ready: boolean;
+  /**
+   * Ours, not Crane's: set when `auto` mode judged that serving this forecast does not pay against a plain HPA
+   * (why, with the replayed figures). The adapter then serves the observed value; the forecast stays here.
+   */
+  stepAside?: string;
   prediction?: { labels: { name: string; value: string }[]; samples: PredictionSample[] }[];
 }
 

@@ -63,6 +63,8 @@ export const CONTROLLER_FLAGS = [
   { name: 'tsp-workers-per-namespace', type: 'int', default: 2, min: 1, help: "concurrent TimeSeriesPrediction reconciles of one namespace; its others wait without holding a worker, so one tenant's history reads and fits never occupy every worker" },
   { name: 'prediction-update-frequency', type: 'duration', default: '30s', help: 'how often each TimeSeriesPrediction is checked for freshness' },
   { name: 'model-update-interval', type: 'duration', default: '12h', help: 'a forecast is rebuilt from fresh history at this age, each TSP a little earlier (0.8 to 1 times it, fixed per TSP) so that refits never line up' },
+  { name: 'prediction-pays', type: 'enum', values: ['enforce', 'observe'], default: 'enforce', help: "what auto mode does with its verdict on whether a forecast pays (condition PredictionPays): enforce steps aside where it does not (the observed value is served), observe only reports it and serves the forecast anyway, to watch before trusting it" },
+  { name: 'prediction-accept-extra-cost', type: 'float', default: 0, min: 0, max: 10, help: "auto mode steps aside (serves observed usage) when its forecast costs more than a plain HPA that is as short, by more than this share, on a replay of its own history; annotation prediction.ehpa-adapter.io/accept-extra-cost overrides it per EHPA or TSP" },
   { name: 'forecast-workers', type: 'int', default: 0, min: 0, help: 'worker threads that fit forecasts off the event loop (0: one less than the CPUs available, at least 1)' },
   {
     name: 'user-promql',
@@ -177,6 +179,8 @@ const CONTROLLER_SETUPS: Record<ControllerName, (ctx: ControllerContext, flags: 
       workersPerNamespace: flags['tsp-workers-per-namespace'],
       updateFrequencyMs: flags['prediction-update-frequency'],
       modelUpdateIntervalMs: flags['model-update-interval'],
+      acceptExtraCost: flags['prediction-accept-extra-cost'],
+      enforcePays: flags['prediction-pays'] === 'enforce',
       history: promOptions ? new PrometheusClient(promOptions) : new MissingPrometheus(),
       // Fits run in worker threads: this event loop also serves the metrics API and renews the Lease.
       userPromql: userPromqlPolicy(flags['user-promql']),

@@ -7,7 +7,7 @@ import { ownedObjectName } from '../api/names.ts';
 import { predictedMetrics, predictionMetricEntry, type PredictedMetric } from './predicted-metrics.ts';
 import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import { TSP_GROUP, TSP_KIND, TSP_VERSION, type PredictionMetricSpec, type TimeSeriesPrediction } from '../api/prediction.ts';
-import { COVERAGE_ANNOTATION } from '../prediction/coverage-annotation.ts';
+import { AUTO_MODE_ANNOTATIONS } from '../prediction/coverage-annotation.ts';
 
 export { METRIC_QUERY_ANNOTATION_PREFIX } from './predicted-metrics.ts';
 
@@ -23,9 +23,13 @@ export function buildDesiredTsp(ehpa: EffectiveHorizontalPodAutoscaler): TimeSer
   if (predicted.length === 0) return undefined;
   const ref = ehpa.spec.scaleTargetRef;
   const ns = ehpa.metadata.namespace;
-  // auto mode's coverage target has no field in Crane's schema: the EHPA's annotation is copied as is (the
-  // TSP controller validates it), and removed from the TSP with it (the reconciler applies it exactly).
-  const coverage = ehpa.metadata.annotations?.[COVERAGE_ANNOTATION];
+  // auto mode's coverage target and accepted extra cost have no field in Crane's schema: the EHPA's
+  // annotations are copied as they are (the TSP controller validates them), and removed from the TSP with
+  // them (the reconciler applies them exactly).
+  const copied = Object.fromEntries(AUTO_MODE_ANNOTATIONS.flatMap((k) => {
+    const v = ehpa.metadata.annotations?.[k];
+    return v === undefined ? [] : [[k, v]];
+  }));
   return {
     apiVersion: `${TSP_GROUP}/${TSP_VERSION}`,
     kind: TSP_KIND,
@@ -42,7 +46,7 @@ export function buildDesiredTsp(ehpa: EffectiveHorizontalPodAutoscaler): TimeSer
         [EHPA_UID_LABEL]: ehpa.metadata.uid ?? '',
       },
       ownerReferences: [controllerOwnerReference(ehpa)],
-      ...(coverage !== undefined ? { annotations: { [COVERAGE_ANNOTATION]: coverage } } : {}),
+      ...(Object.keys(copied).length ? { annotations: copied } : {}),
     },
     spec: {
       targetRef: { kind: ref.kind, namespace: ns, name: ref.name, ...(ref.apiVersion ? { apiVersion: ref.apiVersion } : {}) },

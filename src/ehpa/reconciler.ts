@@ -16,7 +16,7 @@ import type { StatusWriter } from '../kube/status-writer.ts';
 import { TSP_API_VERSION, TSP_PLURAL, type TimeSeriesPrediction } from '../api/prediction.ts';
 import { buildDesiredHpa, needsPodRequests, type PodRequestsLookup } from './desired-hpa.ts';
 import { buildDesiredTsp } from './desired-tsp.ts';
-import { COVERAGE_ANNOTATION } from '../prediction/coverage-annotation.ts';
+import { AUTO_MODE_ANNOTATIONS } from '../prediction/coverage-annotation.ts';
 import { HPA_API_VERSION, HPA_PLURAL, type HorizontalPodAutoscaler, type Scale, type Substitute } from '../api/autoscaling.ts';
 import { POD_CPU_USAGE_IDENTIFIER, POD_CPU_USAGE_METRIC, ownedObjectName } from '../api/names.ts';
 import { CURRENT_METRICS_ANNOTATION, controllerOwnerReference, ownedLabels } from './naming.ts';
@@ -216,7 +216,7 @@ export class EhpaReconciler {
     // Crane never deletes the TSP when prediction is turned off; GC removes it with the EHPA (§B.4).
     if (!desired) return existing && controllerUid(existing) === ehpa.metadata.uid ? existing : undefined;
     try {
-      const r = await this.owned.apply({ path: resourcePath(TSP_API_VERSION, TSP_PLURAL, ns), desired, existing, ownerUid: ehpa.metadata.uid, exactAnnotations: [COVERAGE_ANNOTATION] });
+      const r = await this.owned.apply({ path: resourcePath(TSP_API_VERSION, TSP_PLURAL, ns), desired, existing, ownerUid: ehpa.metadata.uid, exactAnnotations: [...AUTO_MODE_ANNOTATIONS] });
       if (r.action === 'created') this.d.events.event(ehpa, 'Normal', 'PredictionCreated', `Create TimeSeriesPrediction ${name}`);
       return r.object;
     } catch (e) {

@@ -5,10 +5,12 @@ import type { HorizontalPodAutoscaler } from '../api/autoscaling.ts';
 import { metaTime, upsertCondition, type Condition } from '../api/meta.ts';
 import type { EffectiveHorizontalPodAutoscaler, EhpaStatus } from '../api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../api/prediction.ts';
-import type { ForecastValue } from '../metric-values/forecast-value.ts';
+import { servesObserved, type ForecastValue } from '../metric-values/forecast-value.ts';
 
 export const READY = 'Ready';
 export const PREDICTION_READY = 'PredictionReady';
+/** Mirrors the TSP's condition of that name (prediction/controller/calibration-status.ts). */
+export const PREDICTION_PAYS = 'PredictionPays';
 /** True while the adapter answers crane_pod_cpu_usage from observed usage because the forecast is unusable. */
 export const PREDICTION_FALLBACK = 'PredictionFallback';
 /** Whether every metric the EHPA predicts got a forecast query; False names each one left on its original. */
@@ -69,11 +71,23 @@ export function buildStatus(input: StatusInput): EhpaStatus {
       upsertCondition(prev?.conditions, { type: PREDICTION_READY, status: tspReady.status, reason: tspReady.reason, message: tspReady.message ?? '' }, nowMs),
     );
   }
+  // auto mode's verdict on its own forecast, where the user looks: the EHPA.
+  const tspPays = tsp?.status?.conditions?.find((c) => c.type === PREDICTION_PAYS);
+  if (tspPays?.reason && REASON.test(tspPays.reason)) {
+    conditions.push(upsertCondition(prev?.conditions, { type: PREDICTION_PAYS, status: tspPays.status, reason: tspPays.reason, message: tspPays.message ?? '' }, nowMs));
+  }
   if (input.cpuForecast) {
     const f = input.cpuForecast;
     const fallback = f.ok
       ? { type: PREDICTION_FALLBACK, status: 'False' as const, reason: 'ForecastServed', message: 'crane_pod_cpu_usage is served from the forecast' }
-      : { type: PREDICTION_FALLBACK, status: 'True' as const, reason: f.reason, message: `crane_pod_cpu_usage falls back to observed usage (unless --prediction-fallback=unavailable): ${f.message}` };
+      : {
+          type: PREDICTION_FALLBACK,
+          status: 'True' as const,
+          reason: f.reason,
+          message: servesObserved(f.reason)
+            ? `crane_pod_cpu_usage is served from observed usage, as a plain HPA would scale: ${f.message}`
+            : `crane_pod_cpu_usage falls back to observed usage (unless --prediction-fallback=unavailable): ${f.message}`,
+        };
     conditions.push(upsertCondition(prev?.conditions, fallback, nowMs));
   }
   if (input.unpredicted) {
@@ -84,7 +98,7 @@ export function buildStatus(input: StatusInput): EhpaStatus {
     conditions.push(upsertCondition(prev?.conditions, c, nowMs));
   }
   for (const c of hpa?.status?.conditions ?? []) {
-    if (c.type === READY || c.type === PREDICTION_READY || c.type === PREDICTION_FALLBACK || c.type === METRICS_PREDICTED || !c.reason || !REASON.test(c.reason)) continue;
+    if (c.type === READY || c.type === PREDICTION_READY || c.type === PREDICTION_PAYS || c.type === PREDICTION_FALLBACK || c.type === METRICS_PREDICTED || !c.reason || !REASON.test(c.reason)) continue;
     conditions.push({
       type: c.type,
       status: c.status,

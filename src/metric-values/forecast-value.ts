@@ -8,8 +8,17 @@ import { maxForecastInWindow, readyPredictionSeries } from './forecast-window.ts
 import { toMilli } from './milli-quantity.ts';
 import { resourceAliases, tspForTarget, type PredictionTarget } from './tsp-lookup.ts';
 
-/** Why a forecast is not served (the observed fallback, or the 503, says this reason). */
-export type ForecastReason = 'PredictionMissing' | 'PredictionNotReady' | 'PredictionOutdated';
+/**
+ * Why a forecast is not served (the observed fallback, or the 503, says this reason). PredictionSteppedAside:
+ * `auto` mode judged the forecast not worth its cost (value-replay.ts), so the observed value is served
+ * whatever --prediction-fallback says, and the HPA behaves as a plain one.
+ */
+export type ForecastReason = 'PredictionMissing' | 'PredictionNotReady' | 'PredictionOutdated' | 'PredictionSteppedAside';
+
+/** Whether a reason is a decision to serve the observed value (not a failure of the forecast). */
+export function servesObserved(reason: ForecastReason): boolean {
+  return reason === 'PredictionSteppedAside';
+}
 
 export type ForecastValue = { ok: true; largest: number } | { ok: false; reason: ForecastReason; message: string };
 
@@ -30,6 +39,7 @@ export function forecastValue(tsp: TimeSeriesPrediction, rid: string, nowMs: num
       else first ??= { reason: 'PredictionMissing', message: prefix + series.problem.message };
       continue;
     }
+    if (series.metric.stepAside) return { ok: false, reason: 'PredictionSteppedAside', message: `${prefix}the forecast of ${id} steps aside: ${series.metric.stepAside}` };
     const r = maxForecastInWindow(series.metric, nowMs, tsp.spec?.predictionWindowSeconds ?? fallbackWindowSeconds);
     if (r.ok) return r;
     return { ok: false, reason: 'PredictionOutdated', message: prefix + r.problem.message };

@@ -7,6 +7,32 @@ import { craneParseFloat } from './crane-config.ts';
 
 export const COVERAGE_ANNOTATION = 'prediction.ehpa-adapter.io/coverage';
 
+/**
+ * How much more than a plain HPA that is as short a user accepts to pay for the forecast (a share: "0.1" is
+ * 10 %): `auto` mode steps aside when its forecast costs more than that (docs/forecast-evaluation.md).
+ */
+export const ACCEPT_EXTRA_COST_ANNOTATION = 'prediction.ehpa-adapter.io/accept-extra-cost';
+
+/** The annotations an EHPA copies onto its TSP: auto mode's settings, which Crane's schema has no field for. */
+export const AUTO_MODE_ANNOTATIONS = [COVERAGE_ANNOTATION, ACCEPT_EXTRA_COST_ANNOTATION] as const;
+
+/** The accepted extra cost, or the problem with it (for the InvalidSpec condition); `{}` when absent. */
+export function acceptExtraCostFromAnnotations(annotations: Record<string, string> | undefined): { acceptExtraCost?: number; problem?: string } {
+  const text = annotations?.[ACCEPT_EXTRA_COST_ANNOTATION];
+  if (text === undefined) return {};
+  const field = `annotation ${ACCEPT_EXTRA_COST_ANNOTATION}`;
+  if (text.length > BOUNDS.floatStringLength) return { problem: `${field} is ${text.length} characters long, more than ${BOUNDS.floatStringLength}` };
+  let value = NaN;
+  try {
+    value = craneParseFloat(text.trim(), NaN);
+  } catch {
+    // Not a number: reported below with the rest.
+  }
+  const { min, max } = BOUNDS.acceptExtraCost;
+  if (!(value >= min && value <= max)) return { problem: `${field} is "${text}"; it must be a number from ${min} to ${max} (a share: "0.1" accepts 10 % more cost)` };
+  return { acceptExtraCost: value };
+}
+
 /** The annotation's value, or the problem with it (for the InvalidSpec condition); `{}` when absent. */
 export function coverageFromAnnotations(annotations: Record<string, string> | undefined): { coverage?: number; problem?: string } {
   const text = annotations?.[COVERAGE_ANNOTATION];

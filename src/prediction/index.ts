@@ -5,7 +5,7 @@ import { dspForecast, type EstimatorMode, type ForecastSample } from './dsp/fore
 import { InvalidSeriesError } from './dsp/preprocess.ts';
 import { DEFAULT_SHORT_HORIZON } from './dsp/short-horizon.ts';
 import type { CraneEstimatorSpec } from './dsp/crane-estimators.ts';
-import type { CalibrationSummary } from './dsp/window-calibration.ts';
+import { DEFAULT_VALUE_SETTINGS, type CalibrationSummary, type ValueSettings } from './dsp/window-calibration.ts';
 import {
   DEFAULT_PERCENTILE_CONFIG,
   DEFAULT_PERCENTILE_HISTORY_SECONDS,
@@ -63,6 +63,11 @@ export interface ForecastConfig {
   coverage?: number | null;
   /** The prediction window the coverage is about, seconds. Default: half the horizon (the TSP asks for two windows), else 1h. */
   coverageWindowSeconds?: number;
+  /**
+   * dsp `auto` with calibration: the extra cost, as a share, the user accepts over a plain HPA that is as short,
+   * when judging whether the forecast pays (DEFAULT_VALUE_SETTINGS otherwise; docs/forecast-evaluation.md).
+   */
+  acceptExtraCost?: number;
 }
 
 /** Default probability that `auto`'s window maximum covers the actual one. */
@@ -155,13 +160,15 @@ export function forecast(history: ForecastHistory, config: ForecastConfig, conte
 }
 
 /** The window-maximum calibration `auto` runs (none in crane mode or with `coverage: null`). */
-export function calibrationOf(config: ForecastConfig): { target: number; windowSeconds: number } | null {
+export function calibrationOf(config: ForecastConfig): { target: number; windowSeconds: number; value: ValueSettings } | null {
   if ((config.estimators ?? 'auto') !== 'auto' || config.coverage === null) return null;
   const target = config.coverage ?? DEFAULT_COVERAGE_TARGET;
   if (!(target > 0 && target < 1)) throw new RangeError(`coverage must be in (0, 1), got ${target}`);
   const windowSeconds = config.coverageWindowSeconds ?? (config.horizonSeconds ? config.horizonSeconds / 2 : 3600);
   if (!(windowSeconds > 0)) throw new RangeError('coverage window must be positive');
-  return { target, windowSeconds };
+  const acceptExtraCost = config.acceptExtraCost ?? DEFAULT_VALUE_SETTINGS.acceptExtraCost;
+  if (!(acceptExtraCost >= 0 && Number.isFinite(acceptExtraCost))) throw new RangeError(`accepted extra cost must be a finite share ≥ 0, got ${acceptExtraCost}`);
+  return { target, windowSeconds, value: { ...DEFAULT_VALUE_SETTINGS, acceptExtraCost } };
 }
 
 /** TSP status samples (docs/crane-behaviour.md §D.10): values as Go `%.5f` text, timestamps in unix seconds. */

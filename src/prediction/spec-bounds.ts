@@ -16,7 +16,7 @@ import {
 import type { CraneEstimatorSpec } from './dsp/crane-estimators.ts';
 import type { PercentileConfig } from './percentile/percentile-forecast.ts';
 import { histogramBucketCount } from './percentile/histogram-config.ts';
-import { coverageFromAnnotations } from './coverage-annotation.ts';
+import { acceptExtraCostFromAnnotations, coverageFromAnnotations } from './coverage-annotation.ts';
 
 function tooLong(field: string, value: string | undefined, max: number): string[] {
   return value !== undefined && value.length > max ? [`${field} is ${value.length} characters long, more than ${max}`] : [];
@@ -154,6 +154,8 @@ export function tspBoundsProblems(tsp: TimeSeriesPrediction): string[] {
   out.push(...tooLong('spec.targetRef.apiVersion', ref.apiVersion, BOUNDS.apiVersionLength));
   const coverage = coverageFromAnnotations(tsp.metadata.annotations);
   if (coverage.problem) out.push(coverage.problem);
+  const extraCost = acceptExtraCostFromAnnotations(tsp.metadata.annotations);
+  if (extraCost.problem) out.push(extraCost.problem);
   const metrics = spec.predictionMetrics ?? [];
   if (metrics.length > BOUNDS.predictionMetrics) out.push(`spec.predictionMetrics has ${metrics.length} items, more than ${BOUNDS.predictionMetrics}`);
   for (const [i, m] of metrics.slice(0, BOUNDS.predictionMetrics).entries()) {

@@ -49,6 +49,8 @@ export interface SimulationOptions {
    * record is an error.
    */
   recordedForecasts?: readonly RecordedForecast[];
+  /** serve's --prediction-pays (default enforce: auto mode's forecast steps aside where it does not pay). */
+  predictionPays?: 'enforce' | 'observe';
 }
 
 /** What a replay step records of the forecast (a SimulationStep is one). */
@@ -56,7 +58,7 @@ export type RecordedForecast = Pick<SimulationStep, 't' | 'forecastCores' | 'for
 
 /** The forecast side of one step: fitted by a TspReplay, or read back from a record. */
 interface ForecastFeed {
-  step(t: number): { refresh?: RefreshOutcome | SimulationStep['forecastRefresh']; windowMaxCores?: number; pointCores?: number };
+  step(t: number): { refresh?: RefreshOutcome | SimulationStep['forecastRefresh']; windowMaxCores?: number; pointCores?: number; steppedAside?: boolean };
   refreshes(): number;
   failedRefreshes(): number;
 }
@@ -67,7 +69,7 @@ function liveFeed(tsp: TspReplay): ForecastFeed {
       const refresh = tsp.advance(t);
       const windowMax = tsp.windowMax(t);
       const point = tsp.pointAt(t);
-      return { ...(refresh ? { refresh } : {}), ...(windowMax.ok ? { windowMaxCores: windowMax.largest } : {}), ...(point !== undefined ? { pointCores: point } : {}) };
+      return { ...(refresh ? { refresh } : {}), ...(windowMax.ok ? { windowMaxCores: windowMax.largest } : {}), ...(point !== undefined ? { pointCores: point } : {}), ...(tsp.steppedAside ? { steppedAside: true } : {}) };
     },
     refreshes: () => tsp.refreshes,
     failedRefreshes: () => tsp.failedRefreshes,
@@ -78,6 +80,8 @@ function recordedFeed(record: readonly RecordedForecast[]): ForecastFeed {
   const byTime = new Map(record.map((r) => [r.t, r]));
   let refreshes = 0;
   let failed = 0;
+  // A failed refresh keeps the status it had (as the controller does); a ready one replaces it.
+  let aside = false;
   return {
     step(t) {
       const r = byTime.get(t);
@@ -85,8 +89,10 @@ function recordedFeed(record: readonly RecordedForecast[]): ForecastFeed {
       if (r.forecastRefresh) {
         refreshes++;
         if (!r.forecastRefresh.ready) failed++;
+        aside = r.forecastRefresh.ready && r.forecastRefresh.stepAside !== undefined;
       }
       return {
+        ...(aside ? { steppedAside: true } : {}),
         ...(r.forecastRefresh ? { refresh: r.forecastRefresh } : {}),
         ...(r.forecastWindowMaxCores !== null ? { windowMaxCores: r.forecastWindowMaxCores } : {}),
         ...(r.forecastCores !== null ? { pointCores: r.forecastCores } : {}),
@@ -118,7 +124,9 @@ export interface SimulationStep {
   cronReplicas: number | null;
   ehpa: StepReplicas;
   plain: StepReplicas;
-  forecastRefresh?: { ready: boolean; error?: string; period?: string | null };
+  /** The forecast in force stepped aside (it did not pay): the predicted metric served the observed usage. */
+  steppedAside?: boolean;
+  forecastRefresh?: { ready: boolean; error?: string; period?: string | null; stepAside?: string };
 }
 
 export interface SimulationResult {
@@ -169,7 +177,7 @@ export function simulate(o: SimulationOptions): SimulationResult {
     ? undefined
     : o.recordedForecasts
       ? recordedFeed(o.recordedForecasts)
-      : liveFeed(new TspReplay({ history: o.history, plan, windowSeconds, seed: o.seed, retrySeconds: o.forecastRetrySeconds }));
+      : liveFeed(new TspReplay({ history: o.history, plan, windowSeconds, seed: o.seed, retrySeconds: o.forecastRetrySeconds, ...(o.predictionPays ? { predictionPays: o.predictionPays } : {}) }));
 
   const usageAt = (t: number): number | undefined => {
     const i = lastIndexAtOrBefore(o.history.timestamps, t);
@@ -212,7 +220,8 @@ export function simulate(o: SimulationOptions): SimulationResult {
     const plainReady = plainHpa.readyReplicas(nowMs - o.stepSeconds * 1000);
     const fed = feed?.step(t);
     const refresh = fed?.refresh;
-    const forecastCores = fed?.windowMaxCores;
+    // Stepped aside, the predicted metric serves the observed usage: the HPA scales as a plain one.
+    const forecastCores = fed?.windowMaxCores ?? (fed?.steppedAside ? usage : undefined);
     const cron = usesCron ? cronValue(ehpa, nowMs, o.localZone, ehpaBefore) : undefined;
     const e = ehpaHpa.sync({ nowMs, usageCores: usage, forecastCores, cronReplicas: cron });
     const p = plainHpa.sync({ nowMs, usageCores: usage });
@@ -220,13 +229,19 @@ export function simulate(o: SimulationOptions): SimulationResult {
       t,
       usageCores: usage,
       forecastCores: fed?.pointCores ?? null,
-      forecastWindowMaxCores: forecastCores ?? null,
+      forecastWindowMaxCores: fed?.windowMaxCores ?? null,
+      ...(fed?.steppedAside ? { steppedAside: true } : {}),
       cronReplicas: cron ?? null,
       ehpa: { replicas: e.replicas, readyReplicas: ehpaReady, proposals: e.proposals, ...(e.limitedBy ? { limitedBy: e.limitedBy } : {}), underProvisioned: usage > ehpaReady * targetCores + 1e-9 },
       plain: { replicas: p.replicas, readyReplicas: plainReady, proposals: p.proposals, ...(p.limitedBy ? { limitedBy: p.limitedBy } : {}), underProvisioned: usage > plainReady * targetCores + 1e-9 },
     };
     if (refresh) {
-      step.forecastRefresh = { ready: refresh.ready, ...(refresh.error ? { error: refresh.error } : {}), ...(refresh.period !== undefined ? { period: refresh.period } : {}) };
+      step.forecastRefresh = {
+        ready: refresh.ready,
+        ...(refresh.error ? { error: refresh.error } : {}),
+        ...(refresh.period !== undefined ? { period: refresh.period } : {}),
+        ...(refresh.stepAside !== undefined ? { stepAside: refresh.stepAside } : {}),
+      };
     }
     steps.push(step);
   }

@@ -39,11 +39,14 @@ export interface SimulationSummary extends SummaryContext {
   steps: number;
   /** Steps where the EHPA's HPA had no forecast (fallback to observed usage, or the metric failed). */
   stepsWithoutForecast?: number;
+  /** Steps where auto mode's forecast stepped aside (did not pay) and the observed usage was served. */
+  stepsSteppedAside?: number;
   ehpa: ReplicaScore;
   plain: ReplicaScore;
 }
 
 interface ScoredStep {
+  steppedAside?: boolean;
   usageCores: number;
   forecastWindowMaxCores: number | null;
   ehpa: { replicas: number; readyReplicas?: number; underProvisioned: boolean };
@@ -100,7 +103,9 @@ export function summarize(steps: readonly ScoredStep[], ctx: SummaryContext): Si
     type: 'summary',
     ...ctx,
     steps: steps.length,
-    ...(ctx.forecast ? { stepsWithoutForecast: steps.filter((s) => s.forecastWindowMaxCores === null).length } : {}),
+    ...(ctx.forecast
+      ? { stepsWithoutForecast: steps.filter((s) => s.forecastWindowMaxCores === null && !s.steppedAside).length, stepsSteppedAside: steps.filter((s) => s.steppedAside).length }
+      : {}),
     ehpa: score(steps, 'ehpa', ctx),
     plain: score(steps, 'plain', ctx),
   };

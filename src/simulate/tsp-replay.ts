@@ -15,6 +15,7 @@ import {
 import { metricStatus, windowInSamples } from '../prediction/controller/tsp-status.ts';
 import type { PredictionMetricStatus } from '../api/prediction.ts';
 import { maxForecastInWindow, type ForecastResult } from '../metric-values/forecast-window.ts';
+import { stepAsideReason } from '../prediction/controller/calibration-status.ts';
 
 export interface Series {
   /** Unix seconds, ascending. */
@@ -112,6 +113,8 @@ export interface RefreshOutcome {
   error?: string;
   period?: string | null;
   estimator?: string | null;
+  /** auto mode judged the forecast not worth serving (PredictionPays): why. The observed value is served. */
+  stepAside?: string;
 }
 
 export interface TspReplayOptions {
@@ -124,6 +127,8 @@ export interface TspReplayOptions {
    * answer rarely changes that fast and each try costs a full forecast, so the replay spaces them out.
    */
   retrySeconds: number;
+  /** serve's --prediction-pays: enforce (default) steps aside where auto mode's forecast does not pay. */
+  predictionPays?: 'enforce' | 'observe';
 }
 
 export class TspReplay {
@@ -179,9 +184,20 @@ export class TspReplay {
       ? [{ labels: {}, timestamps: result.samples.map((s) => s.timestamp), values: result.samples.map((s) => s.value) }]
       : [];
     this.status = metricStatus(POD_CPU_USAGE_IDENTIFIER, series, nowS, nowS + 2 * w, nowS + w);
-    const about = { period: result.period, estimator: result.estimator };
+    // The controller's rule, through the same function: auto mode serves only a forecast shown to pay.
+    const auto = plan.config.algorithm === 'dsp' && plan.config.estimators === 'auto';
+    const stepAside = auto && series.length && (this.o.predictionPays ?? 'enforce') === 'enforce'
+      ? stepAsideReason({ resourceIdentifier: POD_CPU_USAGE_IDENTIFIER, auto, series: [{ ...(result.calibration ? { calibration: result.calibration } : {}), ...(result.reason !== undefined ? { note: result.reason } : {}) }] })
+      : undefined;
+    if (stepAside) this.status.stepAside = stepAside;
+    const about = { period: result.period, estimator: result.estimator, ...(stepAside ? { stepAside } : {}) };
     if (this.status.ready) return { ready: true, ...about };
     return { ready: false, error: result.reason ?? (series.length ? 'forecast does not cover the window' : 'the algorithm found no prediction in the history'), ...about };
+  }
+
+  /** Whether the forecast in force stepped aside (the observed value is served instead). */
+  get steppedAside(): boolean {
+    return !!this.status?.ready && this.status.stepAside !== undefined;
   }
 
   /** What the adapter serves: the largest forecast in [now, now + window] (float32, as Crane reads it). */
@@ -189,6 +205,8 @@ export class TspReplay {
     if (!this.status?.ready) {
       return { ok: false, problem: { reason: 'NotReady', message: this.lastOutcome?.error ?? 'TimeSeriesPrediction is not ready' } };
     }
+    // Stepped aside: the adapter serves the observed value (the replay's observed fallback).
+    if (this.status.stepAside) return { ok: false, problem: { reason: 'NotReady', message: `stepped aside: ${this.status.stepAside}` } };
     return maxForecastInWindow(this.status, nowS * 1000, this.o.windowSeconds);
   }
 

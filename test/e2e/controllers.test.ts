@@ -79,6 +79,8 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
         '--leader-election-retry-period=1s',
         '--log-level=debug',
         '--prediction-update-frequency=5s',
+        // Whether the forecast pays is prediction-pays.test.ts's question (the default, enforce, there).
+        '--prediction-pays=observe',
         ...extra,
       ],
     });

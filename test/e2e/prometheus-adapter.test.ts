@@ -76,7 +76,7 @@ describe('e2e: exporter mode — prometheus-adapter owns external.metrics.k8s.io
         '--adapter=false', `--prometheus-url=${c.promUrl}`,
         '--leader-election-namespace=ehpa-system', '--leader-election-identity=serve-exporter',
         '--leader-election-lease-duration=4s', '--leader-election-renew-deadline=3s', '--leader-election-retry-period=1s',
-        '--prediction-update-frequency=5s', '--log-level=debug',
+        '--prediction-update-frequency=5s', '--log-level=debug', '--prediction-pays=observe',
       ],
     });
     await c.setExtraScrapeTargets([{ target: `127.0.0.1:${serve.metricsPort}` }]);

@@ -47,6 +47,9 @@ export async function startServe(c: Cluster, name: string, extra: string[] = [])
       '--leader-election-retry-period=1s',
       '--prediction-update-frequency=5s',
       '--log-level=debug',
+      // The scenarios test how a forecast is served; whether it pays on their two days of history is
+      // prediction-pays.test.ts's question, which passes --prediction-pays=enforce (the default) itself.
+      '--prediction-pays=observe',
       ...extra,
     ],
   });

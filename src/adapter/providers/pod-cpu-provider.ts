@@ -7,7 +7,7 @@
 // GetHPAMetrics, GetReadyPredictionMetric), which the observed fallback approximates without an HPA rewrite.
 import type { EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
 import { perPodMillis } from '../../metric-values/forecast-window.ts';
-import { ehpaForecastValue } from '../../metric-values/forecast-value.ts';
+import { ehpaForecastValue, servesObserved } from '../../metric-values/forecast-value.ts';
 import { ehpaByUid, ehpaTspsIn } from './predicted-metric-value.ts';
 import { POD_CPU_USAGE_IDENTIFIER, POD_CPU_USAGE_METRIC } from '../../api/names.ts';
 import { invalidObject, notFound, unavailable } from '../status.ts';
@@ -86,7 +86,7 @@ export function podCpuProvider(opts: PodCpuProviderOptions): CustomMetricProvide
           metric: POD_CPU_USAGE_METRIC, reason: forecast.reason, message: forecast.message, outcome,
         });
       };
-      if (opts.fallback === 'error') {
+      if (opts.fallback === 'error' && !servesObserved(forecast.reason)) {
         report('error');
         throw unavailable(forecast.message);
       }

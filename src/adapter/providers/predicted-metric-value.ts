@@ -9,7 +9,7 @@ import type { LabelSelector } from '../../selectors/label-selector.ts';
 import { tspsOfEhpa } from '../../metric-values/tsp-lookup.ts';
 import type { TimeSeriesPrediction } from '../../api/prediction.ts';
 import { observedQueryFor } from '../../ehpa/observed-query.ts';
-import { ehpaForecastValue } from '../../metric-values/forecast-value.ts';
+import { ehpaForecastValue, servesObserved } from '../../metric-values/forecast-value.ts';
 import type { AdapterMetrics } from '../adapter-metrics.ts';
 import { badRequest, notFound, unavailable } from '../status.ts';
 import type { AdapterSources, FallbackListener } from './sources.ts';
@@ -61,7 +61,7 @@ export async function predictedTotal(
       metric: `${family} ${rid}`, reason: forecast.reason, message: forecast.message, outcome,
     });
   };
-  if (opts.fallback === 'error') {
+  if (opts.fallback === 'error' && !servesObserved(forecast.reason)) {
     report('error');
     throw unavailable(forecast.message);
   }

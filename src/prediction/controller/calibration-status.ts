@@ -76,3 +76,59 @@ export function calibratedCondition(
     message: `target ${pct(o.target)} over ${o.windowSeconds}s windows; ${parts.join('; ')}${realized}`.slice(0, 1024),
   };
 }
+
+export const PREDICTION_PAYS = 'PredictionPays';
+export const FORECAST_PAYS = 'ForecastPays';
+export const STEPPED_ASIDE = 'SteppedAside';
+/** --prediction-pays=observe: the verdict is reported, the forecast served anyway. */
+export const WOULD_STEP_ASIDE = 'WouldStepAside';
+export const NOT_JUDGED = 'NotJudged';
+
+const mins = (x: number) => String(Number(x.toPrecision(3)));
+
+/**
+ * Why an `auto` metric's forecast is not served, or undefined when it pays: a series whose verdict is that it
+ * does not pay, or that could not be judged at all (too little history to calibrate, or no candidate within
+ * ×4: a load this forecaster cannot predict). Prediction acts only where it has been shown to pay.
+ */
+export function stepAsideReason(m: MetricCalibration): string | undefined {
+  if (!m.auto) return undefined;
+  for (const s of m.series) {
+    const v = s.calibration?.value;
+    if (v && !v.pays) return v.reason;
+    if (!v) return `not judged (${s.note ?? 'uncalibrated'}); served from observation until it can be`;
+  }
+  return undefined;
+}
+
+/**
+ * The TSP's `PredictionPays` condition: for each `auto` metric, whether its forecast beat a plain HPA at the
+ * same cost on a replay of its own recent history (value-replay.ts), with the figures. True when every series
+ * pays; False (SteppedAside) when one does not or cannot be judged: that metric is then served from
+ * observation. With --prediction-pays=observe: False (WouldStepAside) or Unknown (NotJudged), and nothing
+ * steps aside. None without `auto` metrics.
+ */
+export function paysCondition(metrics: readonly MetricCalibration[], o: { enforce: boolean } = { enforce: true }): Omit<Condition, 'lastTransitionTime'> | undefined {
+  const auto = metrics.filter((m) => m.auto);
+  if (auto.length === 0) return undefined;
+  let judged = 0;
+  let declined = 0;
+  const parts = auto.map((m) => {
+    const verdicts = m.series.flatMap((s) => (s.calibration?.value ? [s.calibration.value] : []));
+    judged += verdicts.length;
+    const no = verdicts.find((v) => !v.pays);
+    if (no) declined++;
+    const v = no ?? verdicts[0];
+    if (!v) return `${m.resourceIdentifier}: not judged (${m.error ?? 'uncalibrated'})`;
+    return `${m.resourceIdentifier}: ${v.pays ? 'pays' : o.enforce ? 'steps aside' : 'would step aside (observe mode: served anyway)'} over the last ${mins(v.hours)} h replayed: ${v.reason}`;
+  });
+  const unjudged = auto.some((m) => m.series.length === 0 || m.series.some((s) => !s.calibration?.value));
+  if (o.enforce && unjudged) declined++;
+  if (judged === 0 && !o.enforce) return { type: PREDICTION_PAYS, status: 'Unknown', reason: NOT_JUDGED, message: parts.join('; ').slice(0, 1024) };
+  return {
+    type: PREDICTION_PAYS,
+    status: declined ? 'False' : 'True',
+    reason: declined ? (o.enforce ? STEPPED_ASIDE : WOULD_STEP_ASIDE) : FORECAST_PAYS,
+    message: parts.join('; ').slice(0, 1024),
+  };
+}

@@ -66,6 +66,7 @@ function forecastConfig(a: PredictionAlgorithm, w: ForecastWindow, lastTs: numbe
     ...(own ? { craneEstimators: settings.craneEstimators } : {}),
     ...(w.coverage !== undefined ? { coverage: w.coverage } : {}),
     ...(coverageWindowSeconds !== undefined ? { coverageWindowSeconds } : {}),
+    ...(w.acceptExtraCost !== undefined ? { acceptExtraCost: w.acceptExtraCost } : {}),
   };
 }
 

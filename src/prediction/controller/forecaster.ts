@@ -16,6 +16,8 @@ export interface ForecastWindow {
   coverage?: number;
   /** The window that coverage is about: the TSP's predictionWindowSeconds (default: half the horizon). */
   coverageWindowSeconds?: number;
+  /** `auto` mode: the extra cost, as a share, accepted over a plain HPA that is as short (whether the forecast pays). */
+  acceptExtraCost?: number;
 }
 
 /** One forecast series, with what `auto` mode's calibration chose for it (absent when it did not calibrate). */

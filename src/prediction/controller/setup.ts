@@ -25,6 +25,10 @@ export interface TspControllerOptions {
   userPromql?: UserPromqlPolicy;
   /** --tenant-status-*: per-namespace pacing of status writes. */
   pacer?: TenantPacer;
+  /** --prediction-accept-extra-cost: auto mode's default trade when judging whether a forecast pays. */
+  acceptExtraCost?: number;
+  /** --prediction-pays=enforce (default): a forecast that does not pay steps aside; false: only reported. */
+  enforcePays?: boolean;
 }
 
 export function setupTspController(ctx: ControllerContext, o: TspControllerOptions): RunnerFactory {
@@ -45,6 +49,8 @@ export function setupTspController(ctx: ControllerContext, o: TspControllerOptio
       coverageMetrics,
       ...(o.userPromql ? { userPromql: o.userPromql } : {}),
       ...(o.pacer ? { pacer: o.pacer } : {}),
+      ...(o.acceptExtraCost !== undefined ? { acceptExtraCost: o.acceptExtraCost } : {}),
+      ...(o.enforcePays !== undefined ? { enforcePays: o.enforcePays } : {}),
     });
     const runner = createTspController({ reconciler, tsps, workers: o.workers, ...(o.workersPerNamespace !== undefined ? { perNamespace: o.workersPerNamespace } : {}), log, observe: ctx.metrics.observe('tsp') });
     // Leadership lost or shutting down: the runner waits for passes in flight, so end them now rather

@@ -10,6 +10,7 @@
 // frequency doubled per consecutive failure, up to FAILURE_BACKOFF_MAX_FACTOR update frequencies (5 min at
 // Crane's default 30 s); a spec edit retries at once.
 import type { Logger } from 'pino';
+import type { Condition } from '../../api/meta.ts';
 import { resourcePath } from '../../kube/api-client.ts';
 import type { CacheReader } from '../../kube/informers.ts';
 import type { StatusWriter } from '../../kube/status-writer.ts';
@@ -25,19 +26,19 @@ import { statusSamplesProblem, tspBoundsProblems } from '../spec-bounds.ts';
 import type { ForecastSeries, Forecaster } from './forecaster.ts';
 import { calibratesWindowMax, seriesToFit } from './core-forecaster.ts';
 import { buildTspStatus, invalidSpecStatus, metricStatus, statusUpToDate, trimForecast, INVALID_SPEC, type MetricOutcome } from './tsp-status.ts';
-import { COVERAGE_ANNOTATION, coverageFromAnnotations } from '../coverage-annotation.ts';
+import { acceptExtraCostFromAnnotations, AUTO_MODE_ANNOTATIONS, coverageFromAnnotations } from '../coverage-annotation.ts';
 import { DEFAULT_COVERAGE_TARGET } from '../index.ts';
-import { calibratedCondition, type MetricCalibration } from './calibration-status.ts';
+import { calibratedCondition, paysCondition, stepAsideReason, type MetricCalibration } from './calibration-status.ts';
 import { refitAgeMs } from './refit-spread.ts';
 import type { CoverageMetrics } from './coverage-metrics.ts';
 import { judgeKept, judgeStrideSeconds, keepForecast, REALIZED_LOOKBACK_SECONDS, sumCounts, type CoverageCount, type KeptMetricForecast } from './realized-coverage.ts';
 
 /**
- * What a TSP's forecast depends on besides its status: the spec (its generation) and the coverage
- * annotation, which is metadata and bumps no generation. A change of either asks for a new forecast.
+ * What a TSP's forecast depends on besides its status: the spec (its generation) and auto mode's
+ * annotations, which are metadata and bump no generation. A change of any asks for a new forecast.
  */
 export function tspSpecVersion(tsp: TimeSeriesPrediction): string {
-  return `${String(tsp.metadata.generation)}\u0000${tsp.metadata.annotations?.[COVERAGE_ANNOTATION] ?? ''}`;
+  return [String(tsp.metadata.generation), ...AUTO_MODE_ANNOTATIONS.map((k) => tsp.metadata.annotations?.[k] ?? '')].join('\u0000');
 }
 
 /** The coverage auto mode calibrates this TSP for, or undefined when no metric runs auto mode. An invalid
@@ -58,6 +59,10 @@ export interface TspReconcilerDeps {
   updateFrequencyMs: number;
   /** Crane's --model-update-interval (12 h): a cached forecast older than this is rebuilt from fresh history. */
   modelUpdateIntervalMs: number;
+  /** --prediction-accept-extra-cost: auto mode's default trade when judging whether a forecast pays (annotation overrides). */
+  acceptExtraCost?: number;
+  /** --prediction-pays: false only reports the verdict (observe); default true steps aside where a forecast does not pay. */
+  enforcePays?: boolean;
   /** Fraction of the interval over which refits are spread (refit-spread.ts; default 0.2, 0 = none). */
   refitSpread?: number;
   /** --user-promql: how a TSP's own PromQL is confined (default: to its namespace). */
@@ -97,7 +102,8 @@ interface CachedForecast {
 interface HeldStatus {
   version: string;
   outcomes: MetricOutcome[];
-  calibrated: ReturnType<typeof calibratedCondition>;
+  /** auto mode's conditions after Ready: Calibrated and PredictionPays. */
+  autoConditions: Omit<Condition, 'lastTransitionTime'>[];
   builtAtMs: number;
   /** Its bytes are paid for: it is written from this instant on, without asking the pacer again. */
   writeAtMs?: number;
@@ -230,12 +236,13 @@ export class TspReconciler {
     // The bounds passed, so the annotation is absent or valid.
     const annotated = coverageFromAnnotations(tsp.metadata.annotations).coverage;
     const coverage = annotated ?? DEFAULT_COVERAGE_TARGET;
+    const acceptExtraCost = acceptExtraCostFromAnnotations(tsp.metadata.annotations).acceptExtraCost ?? this.d.acceptExtraCost ?? 0;
     const outcomes: MetricOutcome[] = [];
     const cache = this.forecasts.get(key) ?? new Map<string, CachedForecast>();
     const backoffs = this.backoffs.get(key) ?? new Map<string, RefitBackoff>();
     const used = new Set<string>();
     for (const m of tsp.spec.predictionMetrics ?? []) {
-      outcomes.push(await this.predictMetric(cache, backoffs, used, tsp, m, nowS, window, coverage, log, signal));
+      outcomes.push(await this.predictMetric(cache, backoffs, used, tsp, m, nowS, window, { coverage, acceptExtraCost }, log, signal));
       // Deleted or edited meanwhile: the informer queued the key again, and that pass reads the new spec.
       if (signal.aborted) {
         log.debug({ reason: (signal.reason as Error).message }, 'prediction cancelled');
@@ -250,7 +257,9 @@ export class TspReconciler {
     if (backoffs.size > 0 && !this.stopped) this.backoffs.set(key, backoffs);
     else this.backoffs.delete(key);
     const realized = sumCounts([...cache.values()].map((c) => c.realized));
-    if (!this.stopped) this.d.coverageMetrics?.set(namespace, name, { realized, target: coverageTargetOf(tsp) });
+    const pays = paysCondition(outcomes.flatMap((o) => (o.calibration ? [o.calibration] : [])), { enforce: this.d.enforcePays !== false });
+    const paying = pays?.status === 'True' ? true : pays?.status === 'False' ? false : undefined;
+    if (!this.stopped) this.d.coverageMetrics?.set(namespace, name, { realized, target: coverageTargetOf(tsp), pays: paying });
     const calibrated = calibratedCondition(
       outcomes.flatMap((o) => (o.calibration ? [o.calibration] : [])),
       { target: coverage, windowSeconds: window, annotated: annotated !== undefined, realized },
@@ -263,7 +272,7 @@ export class TspReconciler {
       this.computedVersion.set(key, version);
       return requeue;
     }
-    return this.writeForecast(key, path, tsp, { version, outcomes, calibrated, builtAtMs: nowMs }, namespace, log, requeue);
+    return this.writeForecast(key, path, tsp, { version, outcomes, autoConditions: [calibrated, pays].flatMap((c) => (c ? [c] : [])), builtAtMs: nowMs }, namespace, log, requeue);
   }
 
   /**
@@ -272,7 +281,7 @@ export class TspReconciler {
    * statuses waits its turn without holding a worker, refitting or delaying other namespaces.
    */
   private async writeForecast(key: string, path: string, tsp: TimeSeriesPrediction, s: HeldStatus, namespace: string, log: Logger, requeue: { requeueAfterMs: number }): Promise<{ requeueAfterMs?: number }> {
-    const build = (obj: TimeSeriesPrediction) => buildTspStatus(obj, s.outcomes, s.builtAtMs, s.calibrated);
+    const build = (obj: TimeSeriesPrediction) => buildTspStatus(obj, s.outcomes, s.builtAtMs, s.autoConditions);
     // Built once for the cached object: the pacer sizes it, the writer compares and sends it (it rebuilds
     // only from an object re-read after a conflict). A day-wide status is ~130 KB on this event loop.
     const next = build(tsp);
@@ -297,7 +306,7 @@ export class TspReconciler {
     m: PredictionMetricSpec,
     nowS: number,
     window: number,
-    coverage: number,
+    autoSettings: { coverage: number; acceptExtraCost: number },
     log: Logger,
     signal: AbortSignal,
   ): Promise<MetricOutcome> {
@@ -317,7 +326,8 @@ export class TspReconciler {
     };
     try {
       const query = metricQuery(tsp, m, this.d.userPromql ?? NAMESPACED_PROMQL);
-      cacheKey = `${rid}\u0000${query}\u0000${JSON.stringify(algorithm)}\u0000${auto ? coverage : ''}`;
+      const { coverage, acceptExtraCost } = autoSettings;
+      cacheKey = `${rid}\u0000${query}\u0000${JSON.stringify(algorithm)}\u0000${auto ? `${coverage}\u0000${acceptExtraCost}` : ''}`;
       used.add(cacheKey);
       let cached = cache.get(cacheKey);
       const nowMs = nowS * 1000;
@@ -339,7 +349,7 @@ export class TspReconciler {
         const toFit = seriesToFit(usable, algorithm);
         // The forecasts published so far against what happened, from the history this refit reads anyway.
         if (cached) cached.realized = judgeKept(cached.kept, toFit, { now: nowS, windowSeconds: window, strideSeconds: judgeStrideSeconds(window, stepSeconds) });
-        const fitted = await this.d.forecaster.forecast(toFit, algorithm, { nowS, horizonSeconds: 2 * window, coverage, coverageWindowSeconds: window }, { signal, tenant: tsp.metadata.namespace });
+        const fitted = await this.d.forecaster.forecast(toFit, algorithm, { nowS, horizonSeconds: 2 * window, coverage, coverageWindowSeconds: window, acceptExtraCost }, { signal, tenant: tsp.metadata.namespace });
         // Only what a status can show before the next refit is kept: Crane's DSP horizon is the whole history
         // length (15 days = 21,600 samples a series at 60 s), which at thousands of TSPs held gigabytes
         // (issue 16: serve died of heap exhaustion at 5,000 EHPAs).
@@ -362,6 +372,10 @@ export class TspReconciler {
         series: cached.series.map((s) => ({ ...(s.calibration ? { calibration: s.calibration } : {}), ...(s.note !== undefined ? { note: s.note } : {}) })),
         ...(none ? { error: none } : {}),
       };
+      // auto mode steps aside where its forecast does not pay against a plain HPA (the adapter then serves the
+      // observed value); the forecast stays in the status for anyone to watch.
+      const declined = this.d.enforcePays !== false ? stepAsideReason(calibration) : undefined;
+      if (declined) status.stepAside = declined;
       // A refit that left a forecast short of the window (or none at all) is shown as it is, and not tried
       // again before its backoff ends: the status is built from that forecast meanwhile.
       if (refitted) {

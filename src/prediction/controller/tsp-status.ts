@@ -98,8 +98,11 @@ export interface MetricOutcome {
   calibration?: MetricCalibration;
 }
 
-/** The status; `calibrated` is the Calibrated condition after Ready (calibration-status.ts), none in Crane's own modes. */
-export function buildTspStatus(tsp: TimeSeriesPrediction, outcomes: readonly MetricOutcome[], nowMs: number, calibrated?: Omit<Condition, 'lastTransitionTime'>): TspStatus {
+/**
+ * The status; `extra` are auto mode's conditions after Ready (Calibrated, PredictionPays:
+ * calibration-status.ts), none in Crane's own modes.
+ */
+export function buildTspStatus(tsp: TimeSeriesPrediction, outcomes: readonly MetricOutcome[], nowMs: number, extra: readonly Omit<Condition, 'lastTransitionTime'>[] = []): TspStatus {
   const readyCount = outcomes.filter((o) => o.status.ready).length;
   const all = readyCount === tsp.spec.predictionMetrics.length && readyCount === outcomes.length;
   const errors = outcomes.filter((o) => !o.status.ready).map((o) => `${o.status.resourceIdentifier}: ${o.error ?? 'no prediction covering the window'}`);
@@ -113,7 +116,7 @@ export function buildTspStatus(tsp: TimeSeriesPrediction, outcomes: readonly Met
         message: `not all metric predicted; ${errors.join('; ')}`.slice(0, 1024),
       };
   return {
-    conditions: [upsertCondition(tsp.status?.conditions, cond, nowMs), ...(calibrated ? [upsertCondition(tsp.status?.conditions, calibrated, nowMs)] : [])],
+    conditions: [upsertCondition(tsp.status?.conditions, cond, nowMs), ...extra.map((c) => upsertCondition(tsp.status?.conditions, c, nowMs))],
     predictionMetrics: outcomes.map((o) => o.status),
   };
 }

@@ -18,6 +18,7 @@
 // history's mean before its ratios are taken (FORECAST_FLOOR_SHARE), and a candidate that needs a multiplier
 // above MAX_MULTIPLIER is not served. forecast.ts then bounds whatever auto serves by the history's peak.
 import { columnSlack, conformalMultiplier, coverage, coverRatio, slack, type WindowPair } from './window-coverage.ts';
+import { valueVerdict, type ValueVerdict } from './value-replay.ts';
 
 export interface CalibrationConfig {
   /** Probability that the window maximum covers the actual maximum, in (0, 1). */
@@ -37,7 +38,22 @@ export interface CalibrationConfig {
   level?: number;
   /** Also calibrate at `target` on the backtest windows of this last stretch alone and keep the larger multiplier (default 1 day; 0: off). */
   guardSeconds?: number;
+  /** Judge whether the chosen forecast pays (value-replay.ts) on its backtest; absent: not judged. */
+  value?: ValueSettings;
 }
+
+/** What the value replay assumes of the workload, and the user's trade. */
+export interface ValueSettings {
+  /** A new pod serves this long after it is asked for. */
+  podStartupSeconds: number;
+  /** The HPA's scale-down stabilization window. */
+  stabilizationSeconds: number;
+  /** Extra cost, as a share, the user accepts over a plain HPA that is as short. */
+  acceptExtraCost: number;
+}
+
+/** The value replay's defaults: pods serving a minute after they are asked for, the HPA's 5-minute scale-down window, no extra cost. */
+export const DEFAULT_VALUE_SETTINGS: ValueSettings = { podStartupSeconds: 60, stabilizationSeconds: 300, acceptExtraCost: 0 };
 
 export interface CandidateScore {
   method: string;
@@ -65,6 +81,8 @@ export interface CalibrationSummary {
   /** False when the backtest had too few windows for the finite-sample guarantee (the largest ratio was used). */
   exact: boolean;
   candidates: CandidateScore[];
+  /** Whether serving it pays against a plain HPA on its own backtest (when the config asked). */
+  value?: ValueVerdict;
 }
 
 export interface CalibrationInput {
@@ -176,6 +194,24 @@ function candidates(input: CalibrationInput, recentSamples: number, firstCut: nu
     if (standalone) out.push({ method: `max(${name}, recent max)`, minCut: Math.max(p, recentSamples) - 1, at: (c, h) => Math.max(s(c, h), recent(c)) });
   }
   return out;
+}
+
+/**
+ * The value replay of the chosen candidate on the backtest: at each step after a cut, until the next, the
+ * maximum over the next window of what that cut forecast (× its multiplier), as the adapter would serve it.
+ */
+function valueOnBacktest(input: CalibrationInput, cand: Candidate, multiplier: number, cuts: readonly number[], stride: number, w: number, settings: ValueSettings): ValueVerdict | undefined {
+  const n = input.values.length;
+  const served = new Float64Array(n).fill(Number.NaN);
+  cuts.forEach((c, j) => {
+    const until = Math.min(n - 1, cuts[j + 1] ?? c + stride);
+    for (let t = c + 1; t <= until; t++) {
+      let m = -Infinity;
+      for (let h = t - c; h <= t - c + w; h++) m = Math.max(m, cand.at(c, h));
+      served[t] = multiplier * m;
+    }
+  });
+  return valueVerdict({ load: input.values, forecastWindowMax: served, stepSeconds: input.intervalSeconds, ...settings });
 }
 
 /** v, or the floor when v is below it; NaN (no forecast at that cut) stays NaN. */
@@ -369,6 +405,7 @@ export function calibrateOrExplain(input: CalibrationInput, config: CalibrationC
       : { reason: `every candidate needs more than ×${MAX_MULTIPLIER} to cover its backtest windows, so none is calibrated` };
   }
   const n = input.values.length;
+  const value = config.value ? valueOnBacktest(input, best.cand, best.score.multiplier, cuts, stride, w, config.value) : undefined;
   const values = new Float64Array(input.horizon);
   for (let h = 1; h <= input.horizon; h++) values[h - 1] = best.score.multiplier * best.cand.at(n - 1, h);
   return {
@@ -383,6 +420,7 @@ export function calibrateOrExplain(input: CalibrationInput, config: CalibrationC
       backtestWindows: best.windows,
       exact: best.exact,
       candidates: scores,
+      ...(value ? { value } : {}),
     },
   };
 }

@@ -25,7 +25,7 @@ const OBSERVED = { 'crane_pod_cpu_usage': 0.3, 'pods.http_requests': 45, 'extern
 
 type Row = { name: string; tsps: (nowMs: number) => TimeSeriesPrediction[] };
 
-function tspOf(nowMs: number, over: { ready?: boolean; offsetSec?: number; drop?: string } = {}): TimeSeriesPrediction {
+function tspOf(nowMs: number, over: { ready?: boolean; offsetSec?: number; drop?: string; stepAside?: string } = {}): TimeSeriesPrediction {
   const now = Math.floor(nowMs / 1000) + (over.offsetSec ?? 0);
   const series: Record<string, number[]> = { 'crane_pod_cpu_usage': [1.2, 1.8, 1.5], 'pods.http_requests': [60, 90, 75], 'external.queue_messages_ready': [120, 100] };
   const rids = Object.keys(series).filter((r) => r !== over.drop);
@@ -40,6 +40,7 @@ function tspOf(nowMs: number, over: { ready?: boolean; offsetSec?: number; drop?
     status: {
       predictionMetrics: rids.map((resourceIdentifier) => ({
         resourceIdentifier, ready: over.ready ?? true,
+        ...(over.stepAside && resourceIdentifier !== 'external.queue_messages_ready' ? { stepAside: over.stepAside } : {}),
         prediction: [{ labels: [], samples: (series[resourceIdentifier] as number[]).map((v, i) => ({ timestamp: now + i * 600, value: v.toFixed(5) })) }],
       })),
     },
@@ -52,9 +53,38 @@ const ROWS: Row[] = [
   { name: 'a forecast that ended two hours ago', tsps: (n) => [tspOf(n, { offsetSec: -7200 })] },
   { name: 'a TSP without the pods series', tsps: (n) => [tspOf(n, { drop: 'pods.http_requests' })] },
   { name: 'no TSP at all', tsps: () => [] },
+  { name: 'forecasts that step aside (all but the external one)', tsps: (n) => [tspOf(n, { stepAside: 'a plain HPA at the same cost is short fewer minutes' })] },
 ];
 
 const total = (items: { value: string }[]) => items.reduce((s, i) => s + Number.parseInt(i.value, 10) / (i.value.endsWith('m') ? 1000 : 1), 0);
+
+describe('a forecast that steps aside is served from observation even with --prediction-fallback=unavailable', function () {
+  this.timeout(30_000);
+  it('crane_pod_cpu_usage and crane_autoscaling_prediction answer the observed value, with the reason', async () => {
+    const a = await startTestAdapter({ predictionFallback: 'error' });
+    try {
+      a.authorizer.allowedUsers.add('hpa');
+      a.sources.ehpas.push(ehpa());
+      a.sources.pods.push(pod('web-1', a.clock.now), pod('web-2', a.clock.now));
+      for (const p of ['web-1', 'web-2']) a.sources.observed.set(`default/${p}`, 150);
+      (a.sources as AdapterSources).observedQueryTotal = () => 0.3;
+      a.sources.tsps.push(tspOf(a.clock.now, { stepAside: 'it does not pay' }));
+      const cpu = await a.get(POD_CPU, { headers: HPA });
+      expect(cpu.status, cpu.text).to.equal(200);
+      expect(cpu.json.items.map((i: { value: string }) => i.value)).to.deep.equal(['150m', '150m']);
+      const h = await a.get(head('crane_pod_cpu_usage'), { headers: HPA });
+      expect(h.status, h.text).to.equal(200);
+      expect(h.json.items[0].value).to.equal('300m');
+      expect(a.fallbacks.map((f) => [f.reason, f.outcome])).to.deep.equal([['PredictionSteppedAside', 'observed'], ['PredictionSteppedAside', 'observed']]);
+      expect(a.fallbacks[0]?.message).to.equal('TimeSeriesPrediction default/ehpa-web: the forecast of crane_pod_cpu_usage steps aside: it does not pay');
+      // Not stepping aside, the same adapter answers 503 for an unusable forecast, as Crane does.
+      a.sources.tsps.splice(0, 1, tspOf(a.clock.now, { ready: false }));
+      expect((await a.get(POD_CPU, { headers: HPA })).status).to.equal(503);
+    } finally {
+      await a.close();
+    }
+  });
+});
 
 describe('one decision for the served value: every served name, the exporter and the EHPA condition agree', function () {
   this.timeout(30_000);

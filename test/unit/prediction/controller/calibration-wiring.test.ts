@@ -163,7 +163,7 @@ describe('TspReconciler: calibration and realized coverage', () => {
     // The fit waits its namespace's turn where fits share workers (fair-queue.ts).
     expect(t.tenants).to.deep.equal([NS]);
     const st = t.tsp().status!;
-    expect(st.conditions!.map((c) => c.type)).to.deep.equal(['Ready', 'Calibrated']);
+    expect(st.conditions!.map((c) => c.type)).to.deep.equal(['Ready', 'Calibrated', 'PredictionPays']);
     expect(condition(t.tsp(), 'Calibrated')).to.include({
       status: 'True',
       reason: 'CoverageCalibrated',
