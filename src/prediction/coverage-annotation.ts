@@ -16,11 +16,14 @@ export const ACCEPT_EXTRA_COST_ANNOTATION = 'prediction.ehpa-adapter.io/accept-e
 /** The annotations an EHPA copies onto its TSP: auto mode's settings, which Crane's schema has no field for. */
 export const AUTO_MODE_ANNOTATIONS = [COVERAGE_ANNOTATION, ACCEPT_EXTRA_COST_ANNOTATION] as const;
 
-/** The accepted extra cost, or the problem with it (for the InvalidSpec condition); `{}` when absent. */
-export function acceptExtraCostFromAnnotations(annotations: Record<string, string> | undefined): { acceptExtraCost?: number; problem?: string } {
-  const text = annotations?.[ACCEPT_EXTRA_COST_ANNOTATION];
+/**
+ * A number-valued annotation: absent, its value when `ok` accepts it, or the problem (for the InvalidSpec
+ * condition). Length first: nothing longer than any float anyone writes is parsed at all.
+ */
+function numberAnnotation(annotations: Record<string, string> | undefined, key: string, ok: (v: number) => boolean, expected: string): { value?: number; problem?: string } {
+  const text = annotations?.[key];
   if (text === undefined) return {};
-  const field = `annotation ${ACCEPT_EXTRA_COST_ANNOTATION}`;
+  const field = `annotation ${key}`;
   if (text.length > BOUNDS.floatStringLength) return { problem: `${field} is ${text.length} characters long, more than ${BOUNDS.floatStringLength}` };
   let value = NaN;
   try {
@@ -28,26 +31,20 @@ export function acceptExtraCostFromAnnotations(annotations: Record<string, strin
   } catch {
     // Not a number: reported below with the rest.
   }
-  const { min, max } = BOUNDS.acceptExtraCost;
-  if (!(value >= min && value <= max)) return { problem: `${field} is "${text}"; it must be a number from ${min} to ${max} (a share: "0.1" accepts 10 % more cost)` };
-  return { acceptExtraCost: value };
+  return ok(value) ? { value } : { problem: `${field} is "${text}"; it must be ${expected}` };
 }
 
-/** The annotation's value, or the problem with it (for the InvalidSpec condition); `{}` when absent. */
+/** The accepted extra cost, or the problem with it; `{}` when absent. */
+export function acceptExtraCostFromAnnotations(annotations: Record<string, string> | undefined): { acceptExtraCost?: number; problem?: string } {
+  const { min, max } = BOUNDS.acceptExtraCost;
+  const r = numberAnnotation(annotations, ACCEPT_EXTRA_COST_ANNOTATION, (v) => v >= min && v <= max, `a number from ${min} to ${max} (a share: "0.1" accepts 10 % more cost)`);
+  return r.value !== undefined ? { acceptExtraCost: r.value } : r;
+}
+
+/** The coverage target, or the problem with it; `{}` when absent. */
 export function coverageFromAnnotations(annotations: Record<string, string> | undefined): { coverage?: number; problem?: string } {
-  const text = annotations?.[COVERAGE_ANNOTATION];
-  if (text === undefined) return {};
-  const field = `annotation ${COVERAGE_ANNOTATION}`;
-  // Length first: nothing longer than any float anyone writes is parsed at all.
-  if (text.length > BOUNDS.floatStringLength) return { problem: `${field} is ${text.length} characters long, more than ${BOUNDS.floatStringLength}` };
-  let value = NaN;
-  try {
-    value = craneParseFloat(text.trim(), NaN);
-  } catch {
-    // Not a number: reported below with the rest.
-  }
   // Exclusive bounds: 0 asks for nothing, 1 for a margin no finite backtest can justify.
   const { min, max } = BOUNDS.coverageTarget;
-  if (!(value > min && value < max)) return { problem: `${field} is "${text}"; it must be a number strictly between ${min} and ${max} (e.g. "0.95")` };
-  return { coverage: value };
+  const r = numberAnnotation(annotations, COVERAGE_ANNOTATION, (v) => v > min && v < max, `a number strictly between ${min} and ${max} (e.g. "0.95")`);
+  return r.value !== undefined ? { coverage: r.value } : r;
 }
