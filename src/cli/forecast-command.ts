@@ -3,8 +3,12 @@
 import { readFile } from 'node:fs/promises';
 import { defineCommand } from './command.ts';
 import { UsageError } from '../config/flags.ts';
+import { BOUNDS } from '../api/bounds.ts';
 import { forecast, InvalidSeriesError, type ForecastConfig } from '../prediction/index.ts';
 import { parseSeriesCsv, SeriesCsvError } from '../prediction/series-csv.ts';
+
+/** Samples one forecast may print: 90 days at 10 s. */
+const MAX_FORECAST_SAMPLES = 777_600;
 
 function wholeSeconds<F>(flags: F, name: keyof F & string): number | undefined {
   const ms = flags[name] as number | undefined;
@@ -43,10 +47,18 @@ export const forecastCommand = defineCommand({
     }
     const interval = wholeSeconds(flags, 'sample-interval') as number;
     const history = wholeSeconds(flags, 'history');
+    const horizon = wholeSeconds(flags, 'horizon') as number;
+    // The bounds a TSP's own settings have (docs/security.md §2): a horizon of 1e8 days was a RangeError
+    // from deep inside the forecaster after reading the file.
+    const maxDays = BOUNDS.historyLengthSeconds.max / 86_400;
+    for (const [name, seconds] of [['history', history], ['horizon', horizon]] as const) {
+      if (seconds !== undefined && seconds > BOUNDS.historyLengthSeconds.max) throw new UsageError(`--${name} must be at most ${maxDays}d`);
+    }
+    if (horizon / interval > MAX_FORECAST_SAMPLES) throw new UsageError(`--horizon / --sample-interval is ${Math.ceil(horizon / interval)} samples, more than ${MAX_FORECAST_SAMPLES}; lengthen the interval or shorten the horizon`);
     const config: ForecastConfig = {
       algorithm: flags['algorithm'] as 'dsp' | 'percentile',
       sampleIntervalSeconds: interval,
-      horizonSeconds: wholeSeconds(flags, 'horizon') as number,
+      horizonSeconds: horizon,
       estimators: flags['estimators'] as 'crane' | 'auto',
       ...(history !== undefined ? { historySeconds: history } : {}),
     };

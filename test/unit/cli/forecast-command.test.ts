@@ -34,6 +34,18 @@ describe('ehpa-adapter forecast', function () {
     const s = parseSeriesCsv('timestamp,value\n2014-02-14 14:30:00,0.132\n2014-02-14 14:35:00,0.134\n');
     expect(s.timestamps).to.deep.equal([Date.UTC(2014, 1, 14, 14, 30) / 1000, Date.UTC(2014, 1, 14, 14, 35) / 1000]);
   });
+  it('an out-of-range horizon or history is one line and exit 2, before any forecast (1e8 days was a RangeError stack)', async () => {
+    for (const [args, message] of [
+      [['--horizon', '100000000d'], 'ehpa-adapter forecast: --horizon must be at most 90d'],
+      [['--history', '91d'], 'ehpa-adapter forecast: --history must be at most 90d'],
+      [['--horizon', '90d', '--sample-interval', '1s'], 'ehpa-adapter forecast: --horizon / --sample-interval is 7776000 samples, more than 777600; lengthen the interval or shorten the horizon'],
+    ] as const) {
+      const io = captureIO();
+      expect(await runCli(['forecast', '--input', good, ...args], io), args.join(' ')).to.equal(2);
+      expect(io.err().trim()).to.equal(message);
+      expect(io.out()).to.equal('');
+    }
+  });
   it('a bad CSV row is one line with its line number and exit 2', async () => {
     const io = captureIO();
     const bad = csv('bad.csv', 'ts,value\n1700000000,1\n1700000060,oops\n');
