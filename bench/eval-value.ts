@@ -1,4 +1,4 @@
-// `npm run eval:value [-- --jobs N] [--traces a,b] [--out DIR]`: does prediction pay for what it costs?
+// `npm run eval:value [-- --jobs N] [--traces a,b] [--out DIR] [--resume]`: does prediction pay for what it costs?
 // The iso-cost evaluation (docs/components.md, "Judging prediction by cost").
 //
 // For every fixture trace (Crane input0-15, NAB, Azure, and the traces added for this evaluation), scaled so
@@ -19,9 +19,11 @@
 // over the history's largest value in the 7 days before (the forecast-bound check).
 //
 // Output: a Markdown table per start-up on stdout (per trace; nothing is averaged), then the wall time; in
-// --out (default eval-value-out/): one SVG frontier chart per trace and results.json.
+// --out (default eval-value-out/): one SVG frontier chart per trace and results.json. Each trace's result is
+// also kept in OUT/traces/ as it finishes; --resume reuses those instead of replaying them again (only
+// after an interrupted run of the same code: nothing checks that the code is the same).
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EffectiveHorizontalPodAutoscaler } from '../src/api/ehpa.ts';
@@ -274,6 +276,8 @@ function runChild(index: number): Promise<TraceResult> {
   });
 }
 
+const fileName = (name: string) => name.replace(/[^A-Za-z0-9_.-]+/g, '_');
+
 function flag(argv: readonly string[], name: string): string | undefined {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : undefined;
@@ -299,11 +303,18 @@ export async function evalValueMain(argv: string[]): Promise<void> {
   const outDir = flag(argv, '--out') ?? 'eval-value-out';
   const chosen = traces.map((t, i) => ({ t, i })).filter(({ t }) => !filter || filter.some((f) => t.name.includes(f)));
   if (chosen.length === 0) throw new Error(`--traces ${filter?.join(',')} matches no trace`);
+  const perTraceDir = join(outDir, 'traces');
+  mkdirSync(perTraceDir, { recursive: true });
+  const keptFile = (t: Trace) => join(perTraceDir, `${fileName(shortName(t))}.json`);
+  const results = new Map<number, TraceResult>();
+  if (argv.includes('--resume')) {
+    for (const { t, i } of chosen) if (existsSync(keptFile(t))) results.set(i, JSON.parse(readFileSync(keptFile(t), 'utf8')) as TraceResult);
+    process.stderr.write(`eval:value --resume: ${results.size} of ${chosen.length} traces kept from ${perTraceDir}/\n`);
+  }
   // Dearest first (fits on 15 s samples, then 60 s), so the pool ends together.
   const cost = (t: Trace) => (t.intervalSeconds <= 15 ? 4 : t.intervalSeconds <= 60 ? 1 : 0.3);
-  const queue = [...chosen].sort((a, b) => cost(b.t) - cost(a.t));
-  const results = new Map<number, TraceResult>();
-  let done = 0;
+  const queue = chosen.filter(({ i }) => !results.has(i)).sort((a, b) => cost(b.t) - cost(a.t));
+  let done = results.size;
   const lane = async () => {
     for (let next = queue.shift(); next; next = queue.shift()) {
       const { t, i } = next;
@@ -314,14 +325,14 @@ export async function evalValueMain(argv: string[]): Promise<void> {
         r = { name: shortName(t), intervalSeconds: t.intervalSeconds, skipped: `failed: ${(e as Error).message}`, seconds: 0 };
       }
       results.set(i, r);
+      if (!r.skipped?.startsWith('failed')) writeFileSync(keptFile(t), JSON.stringify(r) + '\n');
       done++;
       process.stderr.write(`eval:value ${done}/${chosen.length} ${r.name} (${f0(r.seconds)} s${r.skipped ? `, ${r.skipped}` : ''}; ${f0((Date.now() - started) / 1000)} s so far)\n`);
     }
   };
   await Promise.all(Array.from({ length: Math.min(jobs, chosen.length) }, lane));
   const ordered = chosen.map(({ i }) => results.get(i) as TraceResult);
-  mkdirSync(outDir, { recursive: true });
-  for (const r of ordered) if (r.plain) writeFileSync(join(outDir, `${r.name.replace(/[^A-Za-z0-9_.-]+/g, '_')}.svg`), chartFor(r));
+  for (const r of ordered) if (r.plain) writeFileSync(join(outDir, `${fileName(r.name)}.svg`), chartFor(r));
   writeFileSync(join(outDir, 'results.json'), JSON.stringify({ settings: SETTINGS, perPodCores: PER_POD_CORES, results: ordered }, null, 1) + '\n');
   const wall = (Date.now() - started) / 1000;
   process.stdout.write(report(ordered));

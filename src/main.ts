@@ -1,9 +1,24 @@
 // Process entry: wires the real streams and signals into the CLI. Everything else lives in src/cli.
 import { runCli } from './cli/run-cli.ts';
 
-const stopSignal = new Promise<string>((resolve) => {
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve(sig));
-});
+// Only `serve` stops gracefully on a signal (it closes its servers and hands over its Lease). The offline
+// commands keep the default action: a fit runs synchronously, so a handler would never get to run and
+// Ctrl-C would wait for the fit to end (73 s seen on a long `forecast`).
+const long = process.argv[2] === 'serve';
+const stopSignal = long
+  ? new Promise<string>((resolve) => {
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => resolve(sig));
+    })
+  : new Promise<string>(() => undefined);
+
+// A reader that goes away (`simulate … | head`) is the end of the output, not an error: exit quietly rather
+// than die on an unhandled EPIPE with a stack trace.
+if (!long) {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    throw e;
+  });
+}
 
 try {
   const code = await runCli(process.argv.slice(2), {

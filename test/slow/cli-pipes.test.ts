@@ -85,3 +85,36 @@ describe('printing commands: the whole output reaches a slow pipe reader', funct
     }
   });
 });
+
+describe('printing commands end cleanly when the reader goes away or on Ctrl-C', function () {
+  this.timeout(300_000);
+
+  it('simulate | head -c 100, 3 runs: exit 0, no EPIPE stack on stderr (6 of 10 runs died before)', async () => {
+    for (let i = 0; i < 3; i++) {
+      assertBuildFresh(ROOT);
+      const child = spawn(process.execPath, [BIN, 'simulate', '--ehpa', EHPA, '--history', TRACE_8D], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      let err = '';
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+      // Read 100 bytes, then close the read end as `head -c 100` does.
+      const first = await new Promise<Buffer>((resolve) => child.stdout.once('data', (c: Buffer) => resolve(c)));
+      expect(first.length).to.be.greaterThan(0);
+      child.stdout.destroy();
+      expect(await exited, err).to.equal(0);
+      expect(err).to.not.match(/EPIPE|Unhandled|\n\s+at /);
+    }
+  });
+
+  it('SIGINT stops a running forecast at once (it waited 73 s for the fit before)', async () => {
+    assertBuildFresh(ROOT);
+    const child = spawn(process.execPath, [BIN, 'forecast', '--input', TRACE_15D, '--horizon', '24h'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    // Past start-up (a second or two on tsx), into the reading and fitting.
+    await sleep(2500);
+    const t0 = performance.now();
+    child.kill('SIGINT');
+    const r = await exited;
+    expect(performance.now() - t0, 'ms from SIGINT to exit').to.be.below(2000);
+    expect(r.signal ?? r.code).to.be.oneOf(['SIGINT', 130]);
+  });
+});
