@@ -16,7 +16,9 @@
 // HPAs form the frontier a user can buy without prediction; the EHPA pays when it is short less than the
 // frontier at its own cost, or cheaper than the frontier at its own shortage, and never when it costs more
 // than every plain HPA (bench/value-score.ts). Also reported: the largest forecast window maximum served
-// over the history's largest value in the 7 days before (the forecast-bound check).
+// over the history's largest value in the 7 days before (the forecast-bound check), and the share of steps
+// without a forecast and where auto mode stepped aside (serve's default --prediction-pays=enforce: a forecast
+// that does not pay on its own backtest is not served; the observed usage is).
 //
 // Output: a Markdown table per start-up on stdout (per trace; nothing is averaged), then the wall time; in
 // --out (default eval-value-out/): one SVG frontier chart per trace and results.json. Each trace's result is
@@ -96,6 +98,8 @@ export interface ModeResult {
   /** Largest forecast window maximum over the history's largest value in the 7 days before it. */
   bound: { ratio: number; t: number } | null;
   stepsWithoutForecast: number;
+  /** Steps where auto mode's forecast stepped aside (it did not pay on its own backtest): observed usage served. */
+  stepsSteppedAside?: number;
   refreshes: number;
   failedRefreshes: number;
   fitSeconds: number;
@@ -174,6 +178,7 @@ export function evaluateTrace(trace: Trace): TraceResult {
       points,
       bound: forecastBoundRatio(fitted.steps, history, SETTINGS.historyDays * DAY),
       stepsWithoutForecast: fitted.summary.stepsWithoutForecast ?? 0,
+      stepsSteppedAside: fitted.summary.stepsSteppedAside ?? 0,
       refreshes: fitted.summary.forecast?.refreshes ?? 0,
       failedRefreshes: fitted.summary.forecast?.failedRefreshes ?? 0,
       fitSeconds,
@@ -198,6 +203,7 @@ export function evaluateTrace(trace: Trace): TraceResult {
 const f0 = (x: number) => x.toFixed(0);
 const f1 = (x: number) => x.toFixed(1);
 const f2 = (x: number) => x.toFixed(2);
+const pct = (part: number, whole: number | undefined) => `${((100 * part) / Math.max(1, whole ?? 1)).toFixed(0)} %`;
 
 function startupLabel(d: number): string {
   return d === 0 ? 'start-up 0 s' : d % 60 === 0 ? `start-up ${d / 60} min` : `start-up ${d} s`;
@@ -207,7 +213,7 @@ export function startupTable(results: readonly TraceResult[], d: number): string
   const out = [
     `### Pod ${startupLabel(d)}`,
     '',
-    '| trace | replay (days) | EHPA | steps without forecast | short min | replica-h | plain 50 %: short min / replica-h | frontier short min at its replica-h | frontier replica-h at its short min | replica-h ÷ plain 50 % | verdict | forecast max ÷ history max |',
+    '| trace | replay (days) | EHPA | steps without forecast / stepped aside | short min | replica-h | plain 50 %: short min / replica-h | frontier short min at its replica-h | frontier replica-h at its short min | replica-h ÷ plain 50 % | verdict | forecast max ÷ history max |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   const pays: Record<Mode, number> = { auto: 0, crane: 0 };
@@ -229,7 +235,7 @@ export function startupTable(results: readonly TraceResult[], d: number): string
       const costText = cost === 'unreachable' ? 'unreachable' : cost === 'above' ? 'above (shorter than 50 %)' : f1(cost);
       const bound = m.bound ? (Number.isFinite(m.bound.ratio) ? f2(m.bound.ratio) : '∞') : 'no forecast';
       out.push(
-        `| ${r.name} | ${replay} | ${mode} | ${f0((100 * m.stepsWithoutForecast) / Math.max(1, r.steps ?? 1))} % | ${f0(e.shortMinutes)} | ${f1(e.replicaHours)} | ${f0(p50.shortMinutes)} / ${f1(p50.replicaHours)} | ${atText} | ${costText} | ` +
+        `| ${r.name} | ${replay} | ${mode} | ${pct(m.stepsWithoutForecast, r.steps)} / ${pct(m.stepsSteppedAside ?? 0, r.steps)} | ${f0(e.shortMinutes)} | ${f1(e.replicaHours)} | ${f0(p50.shortMinutes)} / ${f1(p50.replicaHours)} | ${atText} | ${costText} | ` +
           `${f2(e.replicaHours / p50.replicaHours)} | ${v.pays ? '**pays**' : 'does not pay'} (${v.why}) | ${bound} |`,
       );
     }
@@ -248,7 +254,7 @@ export function report(results: readonly TraceResult[]): string {
   if (skipped.length) parts.push('Not evaluated: ' + skipped.map((r) => `${r.name}: ${r.skipped}`).join('; ') + '.');
   const fits = results
     .filter((r) => r.modes)
-    .map((r) => `${r.name} ${MODES.map((m) => `${m} ${r.modes![m].refreshes} fits (${r.modes![m].failedRefreshes} not ready, ${((100 * r.modes![m].stepsWithoutForecast) / Math.max(1, r.steps ?? 1)).toFixed(0)} % of steps without forecast) ${f0(r.modes![m].fitSeconds)} s`).join(', ')}`);
+    .map((r) => `${r.name} ${MODES.map((m) => `${m} ${r.modes![m].refreshes} fits (${r.modes![m].failedRefreshes} not ready, ${pct(r.modes![m].stepsWithoutForecast, r.steps)} of steps without forecast, ${pct(r.modes![m].stepsSteppedAside ?? 0, r.steps)} stepped aside) ${f0(r.modes![m].fitSeconds)} s`).join(', ')}`);
   parts.push('<details><summary>forecast refreshes per trace</summary>\n\n' + fits.map((l) => `- ${l}`).join('\n') + '\n\n</details>');
   return parts.join('\n\n') + '\n';
 }

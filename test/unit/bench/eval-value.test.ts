@@ -20,7 +20,7 @@ const result: TraceResult = {
   plain: { 0: frontier(0), 60: frontier(20), 180: frontier(60) },
   modes: {
     // auto: at 130 replica-hours the frontier is short 295 min; auto is short 100 → pays.
-    auto: { points: { 0: { replicaHours: 130, shortMinutes: 100 }, 60: { replicaHours: 130, shortMinutes: 110 }, 180: { replicaHours: 130, shortMinutes: 130 } }, bound: { ratio: 1.3, t: 5 }, stepsWithoutForecast: 0, refreshes: 330, failedRefreshes: 0, fitSeconds: 100 },
+    auto: { points: { 0: { replicaHours: 130, shortMinutes: 100 }, 60: { replicaHours: 130, shortMinutes: 110 }, 180: { replicaHours: 130, shortMinutes: 130 } }, bound: { ratio: 1.3, t: 5 }, stepsWithoutForecast: 0, stepsSteppedAside: 2016, refreshes: 330, failedRefreshes: 0, fitSeconds: 100 },
     // crane: dearer than the 20 % HPA → off the frontier.
     crane: { points: { 0: { replicaHours: 300, shortMinutes: 0 }, 60: { replicaHours: 300, shortMinutes: 0 }, 180: { replicaHours: 300, shortMinutes: 0 } }, bound: null, stepsWithoutForecast: 20_160, refreshes: 330, failedRefreshes: 330, fitSeconds: 50 },
   },
@@ -37,8 +37,8 @@ describe('value evaluation report (bench/eval-value.ts)', () => {
     const table = startupTable([result], 0);
     const rows = table.split('\n').filter((l) => l.startsWith('| crane/inputX'));
     expect(rows).to.have.length(2);
-    expect(rows[0]).to.equal('| crane/inputX | 14.0 | auto | 0 % | 100 | 130.0 | 400 / 100.0 | 295 | 185.7 | 1.30 | **pays** (fewer short minutes at its cost) | 1.30 |');
-    expect(rows[1]).to.match(/\| crane \| 100 % \| 0 \| 300\.0 \|.*\| off frontier \| 220\.0 \| 3\.00 \| does not pay \(off frontier: dearer than every plain HPA\) \| no forecast \|$/);
+    expect(rows[0]).to.equal('| crane/inputX | 14.0 | auto | 0 % / 10 % | 100 | 130.0 | 400 / 100.0 | 295 | 185.7 | 1.30 | **pays** (fewer short minutes at its cost) | 1.30 |');
+    expect(rows[1]).to.match(/\| crane \| 100 % \/ 0 % \| 0 \| 300\.0 \|.*\| off frontier \| 220\.0 \| 3\.00 \| does not pay \(off frontier: dearer than every plain HPA\) \| no forecast \|$/);
     expect(table).to.match(/auto on 1 of 1 traces, crane on 0 of 1/);
   });
 
