@@ -112,6 +112,13 @@ export function createMetricsApiHandler(deps: HandlerDeps) {
         send(res, req, 405, statusBody(405, 'the server does not allow this method on the requested resource'));
         return;
       }
+      // Before the caches the answers come from have their first list, "no such EHPA / pod" would be a lie
+      // (a restart answered 404 for objects that exist): say "not yet", which the HPA retries.
+      if ((r.kind === 'custom' || r.kind === 'external') && !(deps.ready?.() ?? true)) {
+        code = 503;
+        send(res, req, 503, statusBody(503, 'the metrics adapter has not finished reading the cluster yet; try again in a few seconds'));
+        return;
+      }
       code = await answer(router, req, res, r, deps.now(), label);
     } catch (e) {
       if (e instanceof MetricError) code = e.code;

@@ -227,6 +227,28 @@ describe('metrics API server over HTTPS', function () {
     });
   });
 
+  describe('before the caches have synced', () => {
+    it('metric requests answer 503 (never 404 for objects not listed yet); discovery and health answer', async () => {
+      let synced = false;
+      const b = await startTestAdapter({ ready: () => synced });
+      try {
+        b.authorizer.allowedUsers.add('system:serviceaccount:kube-system:horizontal-pod-autoscaler');
+        seed(b.sources, b.clock.now);
+        for (const path of [`${CM}/v1beta2/namespaces/default/pods/%2A/crane_pod_cpu_usage?${POD_Q}`, `${EM}/namespaces/default/crane_cron_web`, `${EM}/namespaces/default/no_such_metric`]) {
+          const r = await b.get(path, { headers: HPA });
+          expect(r.status, path).to.equal(503);
+          expect(r.json.message).to.equal('the metrics adapter has not finished reading the cluster yet; try again in a few seconds');
+        }
+        expect((await b.get(`${CM}/v1beta2`, { headers: HPA })).status).to.equal(200);
+        expect((await b.get('/readyz')).status).to.equal(503);
+        synced = true;
+        expect((await b.get(`${CM}/v1beta2/namespaces/default/pods/%2A/crane_pod_cpu_usage?${POD_Q}`, { headers: HPA })).status).to.equal(200);
+      } finally {
+        await b.close();
+      }
+    });
+  });
+
   describe('crane_autoscaling_prediction (v0.8+ name)', () => {
     it('answers the window maximum for the target, untruncated', async () => {
       a.sources.tsps.push(tsp(a.clock.now, [1.2, 2.7, 2.5], { rid: 'resource.cpu', name: 'ehpa-web-head', uid: 'x' }));
