@@ -72,6 +72,8 @@ export function demoVpa(): Record<string, unknown> {
       updatePolicy: { updateMode: 'Off' },
       // HPA scales on CPU, VPA sizes memory only, so the two do not fight over the same resource.
       resourcePolicy: { containerPolicies: [{ containerName: '*', controlledResources: ['memory'] }] },
+      // ehpa-adapter's recommender takes only VPAs that name it (an upstream recommender keeps the others).
+      recommenders: [{ name: 'ehpa-adapter' }],
     },
   };
 }

@@ -125,7 +125,7 @@ describe('e2e: a secured Prometheus (TLS + basic auth, TLS + bearer token)', fun
     await post(c, VPA_PATH, {
       apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler',
       metadata: { name: 'cache', namespace: NS },
-      spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'cache' }, updatePolicy: { updateMode: 'Off' } },
+      spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'cache' }, updatePolicy: { updateMode: 'Off' }, recommenders: [{ name: 'ehpa-adapter' }] },
     });
   });
 

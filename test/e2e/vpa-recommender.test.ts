@@ -136,13 +136,14 @@ describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', f
     await post(VPA_PATH, {
       apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler',
       metadata: { name: 'web', namespace: NS },
-      spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, updatePolicy: { updateMode: 'Off' } },
+      // Named for this recommender: under its default name (ehpa-adapter) it takes only VPAs that ask for it.
+      spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, updatePolicy: { updateMode: 'Off' }, recommenders: [{ name: 'ehpa-adapter' }] },
     });
     await createDeployment(c, NS, 'api', { replicas: 1, cpuRequest: '100m', memoryRequest: '1Gi' });
     await post(VPA_PATH, {
       apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler',
       metadata: { name: 'api', namespace: NS },
-      spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' }, updatePolicy: { updateMode: 'Off' } },
+      spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' }, updatePolicy: { updateMode: 'Off' }, recommenders: [{ name: 'ehpa-adapter' }] },
     });
     // What kube-state-metrics exported while the old pod lived (it still does here, so the series is in range).
     c.setGauge('kube_pod_labels', { namespace: NS, pod: API_HISTORY_POD, label_app: 'api', label_pod_template_hash: 'abc' }, 1);
@@ -155,6 +156,12 @@ describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', f
       apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler',
       metadata: { name: 'other', namespace: NS },
       spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, recommenders: [{ name: 'someone-else' }] },
+    });
+    // A VPA naming no recommender is the upstream recommender's: left to it unless --recommender-name=default.
+    await post(VPA_PATH, {
+      apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler',
+      metadata: { name: 'upstreams', namespace: NS },
+      spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, updatePolicy: { updateMode: 'Off' } },
     });
     await post(EHPA_PATH, {
       apiVersion: 'autoscaling.crane.io/v1alpha1', kind: 'EffectiveHorizontalPodAutoscaler',
@@ -199,6 +206,7 @@ describe('e2e: VPA recommender loop (scenario 5: VPA on memory, EHPA on CPU)', f
     });
     // The other recommender's VPA is untouched.
     expect((await get<Vpa>(`${VPA_PATH}/other`)).status).to.equal(undefined);
+    expect((await get<Vpa>(`${VPA_PATH}/upstreams`)).status).to.equal(undefined);
   });
 
   it("matches a history pod named unlike its workload through the pod-labels series (kube-state-metrics' kube_pod_labels)", async () => {

@@ -1,5 +1,11 @@
 // Which VPAs a recommender instance handles (upstream input/cluster_feeder.go filterVPAs).
+/** The upstream recommender's name: it also takes VPAs that list no recommender. */
 export const DEFAULT_RECOMMENDER_NAME = 'default';
+/**
+ * The name `serve` recommends under unless told otherwise: a cluster that already runs the upstream
+ * recommender keeps it for every VPA, and ours answers only the VPAs whose spec.recommenders name it.
+ */
+export const OWN_RECOMMENDER_NAME = 'ehpa-adapter';
 
 export interface VpaSelection {
   namespace?: string;

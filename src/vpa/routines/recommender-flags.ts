@@ -1,13 +1,15 @@
 // `serve` flags of the VPA recommender loop, with upstream's names and defaults where upstream has the
 // flag (recommender/config/config.go). Deviations, documented in docs/components.md (VPA recommender loop): the cAdvisor label defaults are
 // those of today's kubelet (`pod`, `container`, `namespace`, job `kubelet`) rather than upstream's legacy
-// `pod_name`/`name`/`kubernetes-cadvisor`; history and checkpoints are both used at start-up.
+// `pod_name`/`name`/`kubernetes-cadvisor`; history and checkpoints are both used at start-up; the
+// recommender's name is `ehpa-adapter`, not `default`, so installing beside the upstream recommender takes
+// no VPA from it (`--recommender-name=default` replaces it).
 import type { FlagSpec, FlagsOf } from '../../config/flags.ts';
 import { prometheusOptionsFromFlags, type PROMETHEUS_FLAGS } from '../../prometheus/flags.ts';
 import type { PrometheusOptions } from '../../prometheus/client.ts';
 import { AggregationsConfig } from '../model/aggregations-config.ts';
 import { DEFAULT_RECOMMENDATION_CONFIG, DEFAULT_RECOMMENDATION_FORMAT, PodResourceRecommender, type QuantityList } from '../logic/index.ts';
-import { DEFAULT_RECOMMENDER_NAME, type VpaFilterOptions } from '../input/vpa-filter.ts';
+import { OWN_RECOMMENDER_NAME, type VpaFilterOptions } from '../input/vpa-filter.ts';
 import type { PrometheusHistoryConfig } from '../input/prometheus-history.ts';
 import type { RecommenderSettings } from './recommend-vpa.ts';
 import { quantityFlag } from '../../config/quantity-flag.ts';
@@ -15,7 +17,7 @@ import { VPA_MODEL_FLAGS } from '../model-flags.ts';
 
 
 export const VPA_RECOMMENDER_FLAGS = [
-  { name: 'recommender-name', type: 'string', default: DEFAULT_RECOMMENDER_NAME, help: 'VPAs whose spec.recommenders names this (or, for "default", lists none) are handled' },
+  { name: 'recommender-name', type: 'string', default: OWN_RECOMMENDER_NAME, help: 'VPAs whose spec.recommenders names this are handled; "default" replaces the upstream recommender (it also takes VPAs naming none)' },
   { name: 'recommender-interval', type: 'duration', default: '1m', min: 1, help: 'how often the VPA recommender loop runs' },
   { name: 'checkpoints-timeout', type: 'duration', default: '1m', min: 1, help: 'time budget for writing VPA checkpoints in one loop (oldest first)' },
   { name: 'checkpoints-gc-interval', type: 'duration', default: '10m', min: 1, help: 'how often checkpoints of deleted VPAs are removed' },

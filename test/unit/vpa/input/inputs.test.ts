@@ -6,6 +6,7 @@ import { parseLabelSelector } from '../../../../src/selectors/label-selector.ts'
 import { historyPodLabelsByName } from '../../../../src/vpa/input/history-attribution.ts';
 import { VPA_RECOMMENDER_FLAGS, recommenderConfigFromFlags } from '../../../../src/vpa/routines/recommender-flags.ts';
 import { equalityLabels } from '../../../../src/vpa/input/target-selectors.ts';
+import { vpaSelectedByRecommender } from '../../../../src/vpa/input/vpa-filter.ts';
 import { formatLabelSelector } from '../../../../src/selectors/label-selector.ts';
 import { AutoUsage, MetricsApiUsage, PrometheusCurrentUsage, podHistoriesFromSeries, prometheusPodHistory, promTimeToInstant } from '../../../../src/vpa/input/usage-sources.ts';
 import { PrometheusClient } from '../../../../src/prometheus/client.ts';
@@ -165,7 +166,9 @@ describe('vpa routines: inputs', () => {
 
   it('serve flags: upstream defaults, namespace filters, and a bad quantity is a usage error', () => {
     const c = recommenderConfigFromFlags(parseFlags(VPA_RECOMMENDER_FLAGS, ['--ignored-vpa-object-namespaces=kube-system, ops', '--vpa-object-namespace=team']));
-    expect(c.filter).to.deep.equal({ recommenderName: 'default', vpaObjectNamespace: 'team', ignoredNamespaces: ['kube-system', 'ops'] });
+    // Its own name, not upstream's `default`: beside the upstream recommender it takes no VPA by default.
+    expect(c.filter).to.deep.equal({ recommenderName: 'ehpa-adapter', vpaObjectNamespace: 'team', ignoredNamespaces: ['kube-system', 'ops'] });
+    expect(recommenderConfigFromFlags(parseFlags(VPA_RECOMMENDER_FLAGS, ['--recommender-name=default'])).filter.recommenderName).to.equal('default');
     expect(c.settings.aggregations.memoryAggregationInterval).to.equal(24 * 3600 * 1e6);
     expect(c.settings.aggregations.oomBumpUpRatio).to.equal(1.2);
     expect(c.settings.globalMaxAllowed).to.equal(undefined);
@@ -173,5 +176,20 @@ describe('vpa routines: inputs', () => {
     const max = recommenderConfigFromFlags(parseFlags(VPA_RECOMMENDER_FLAGS, ['--container-recommendation-max-allowed-memory=2Gi']));
     expect(max.settings.globalMaxAllowed!.get('memory')!.value()).to.equal(2 * 1024 ** 3);
     expect(() => recommenderConfigFromFlags(parseFlags(VPA_RECOMMENDER_FLAGS, ['--container-recommendation-max-allowed-cpu=lots']))).to.throw(UsageError, 'not a quantity');
+  });
+
+  it('under the default name, only VPAs naming ehpa-adapter are taken; under "default", those naming none too', () => {
+    const own = recommenderConfigFromFlags(parseFlags(VPA_RECOMMENDER_FLAGS, [])).filter;
+    const upstream = recommenderConfigFromFlags(parseFlags(VPA_RECOMMENDER_FLAGS, ['--recommender-name=default'])).filter;
+    const vpas = {
+      none: { namespace: 'a' },
+      empty: { namespace: 'a', recommenders: [] },
+      ours: { namespace: 'a', recommenders: [{ name: 'ehpa-adapter' }] },
+      upstreams: { namespace: 'a', recommenders: [{ name: 'default' }] },
+      both: { namespace: 'a', recommenders: [{ name: 'default' }, { name: 'ehpa-adapter' }] },
+    };
+    const taken = (f: typeof own) => Object.entries(vpas).filter(([, v]) => vpaSelectedByRecommender(v, f)).map(([k]) => k);
+    expect(taken(own)).to.deep.equal(['ours', 'both']);
+    expect(taken(upstream)).to.deep.equal(['none', 'empty', 'upstreams', 'both']);
   });
 });
