@@ -1,6 +1,7 @@
 // The shape every subcommand shares: its flags (with defaults, for --help) and a run function that gets
 // parsed flags and the process' streams, so commands are testable in-process.
 import type { FlagSpec, FlagsOf } from '../config/flags.ts';
+import type { ArgNotice, TranslatedArgs } from './craned-flags.ts';
 
 export interface CommandIO {
   stdout: NodeJS.WritableStream;
@@ -16,8 +17,11 @@ export interface Command<Specs extends readonly FlagSpec[] = readonly FlagSpec[]
   flags: Specs;
   /** Longer text for `<command> --help` (assumptions, examples); not shown in the command list. */
   details?: string;
+  /** Rewrites another program's flags into this command's before parsing (serve: craned's); throws UsageError
+   *  on one it refuses. What it did comes back to run() as notices, for the command's log. */
+  translateArgs?(argv: readonly string[], flags: readonly FlagSpec[]): TranslatedArgs;
   /** Returns the exit code. Throw UsageError for the user's mistakes (exit 2). */
-  run(flags: FlagsOf<Specs>, io: CommandIO): Promise<number>;
+  run(flags: FlagsOf<Specs>, io: CommandIO, notices: readonly ArgNotice[]): Promise<number>;
 }
 
 /** Declares a command with its flag table's types (write the table inline or `as const`). */

@@ -32,8 +32,9 @@ export async function runCli(argv: readonly string[], io: CommandIO, commands: r
     return 0;
   }
   try {
-    const flags = parseFlags(command.flags, rest);
-    return await command.run(flags, io);
+    const translated = command.translateArgs ? command.translateArgs(rest, command.flags) : { argv: rest, notices: [] };
+    const flags = parseFlags(command.flags, translated.argv);
+    return await command.run(flags, io, translated.notices);
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`ehpa-adapter ${command.name}: ${e.message}\n`);

@@ -10,6 +10,7 @@ import { SERVE_ADAPTER_FLAGS, registerCraneExporterInServe, startAdapterInServe 
 import type { MetricsAdapterHandle } from '../adapter/server.ts';
 import { CONTROLLER_FLAGS, KUBE_FLAGS, clusterConfigured, createKubeContext, leaderElectionTiming, parseControllerList, startControllers, userPromqlPolicy, type RunningControllers } from './serve-controllers.ts';
 import { prometheusOptionsFromFlags } from '../prometheus/flags.ts';
+import { translateCranedArgs } from './craned-flags.ts';
 
 export const serveCommand = defineCommand({
   name: 'serve',
@@ -22,8 +23,11 @@ export const serveCommand = defineCommand({
     ...CONTROLLER_FLAGS,
     ...SERVE_ADAPTER_FLAGS,
   ],
-  async run(flags, io) {
+  // A Deployment copied from craned's starts as it is, or stops on the one flag that cannot mean the same here.
+  translateArgs: translateCranedArgs,
+  async run(flags, io, notices) {
     const log = createLogger(flags['log-level'] as LevelWithSilent, io.stderr);
+    for (const n of notices) log[n.level]({ cranedFlag: n.flag }, n.message);
     const registry = createMetricsRegistry();
     const readiness = new Map<string, ReadinessCheck>();
     // Bad flag values are the user's mistake: fail before anything starts.
