@@ -1,5 +1,5 @@
 // The adapter's own Prometheus series, registered into the process registry (all prefixed ehpa_adapter_).
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from '../observability/metrics-registry.ts';
 
 export interface AdapterMetrics {
@@ -9,6 +9,8 @@ export interface AdapterMetrics {
   fallbacks: Counter<'metric' | 'reason' | 'outcome'>;
   droppedConnections: Counter;
   connections: Counter<'protocol'>;
+  servingCertReloads: Counter<'outcome'>;
+  servingCertExpiry: Gauge;
 }
 
 export function createAdapterMetrics(registry: Registry): AdapterMetrics {
@@ -48,6 +50,17 @@ export function createAdapterMetrics(registry: Registry): AdapterMetrics {
       name: `${METRIC_PREFIX}metrics_api_connections_total`,
       help: 'TLS connections to the metrics API by the protocol negotiated (h2, http/1.1); kube-apiserver keeps one h2 connection, so a steady climb means clients that reconnect',
       labelNames: ['protocol'],
+      registers,
+    }),
+    servingCertReloads: new Counter({
+      name: `${METRIC_PREFIX}serving_certificate_reloads_total`,
+      help: 'Checks of --tls-cert-file/--tls-private-key-file that found a pair other than the one in force, by outcome: reloaded (swapped in for new connections) or rejected (unreadable, not a matching pair, or expired: the pair in force stays; counted at every check until the files are fixed)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    servingCertExpiry: new Gauge({
+      name: `${METRIC_PREFIX}serving_certificate_expiry_timestamp_seconds`,
+      help: 'Unix time at which the serving certificate in force expires',
       registers,
     }),
   };

@@ -9,7 +9,7 @@
 // (SERVER_LIMITS).
 import { constants as http2Constants, createSecureServer, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import { createSecureContext, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { RequestHeaderAuthenticator, type RequestHeaderConfig } from './authn.ts';
@@ -17,7 +17,8 @@ import { warnIfAnyNameAllowed, type ReloadTarget } from './trust-reload.ts';
 import { CachingAuthorizer, type Authorizer } from './authz.ts';
 import { createAdapterMetrics } from './adapter-metrics.ts';
 import { createMetricsApiHandler } from './metrics-api-handler.ts';
-import { loadOrCreateServingCert, serviceDnsNames } from './serving-cert.ts';
+import { leafInfo, loadOrCreateServingCert, readServingFiles, serviceDnsNames, servingPairProblem } from './serving-cert.ts';
+import { Reloader, type RefreshOutcome } from './reloader.ts';
 import { createRemoteAdapter, type RemoteAdapterOptions } from './remote-adapter.ts';
 import { podCpuProvider } from './providers/pod-cpu-provider.ts';
 import { cronProvider } from './providers/cron-provider.ts';
@@ -88,6 +89,11 @@ export interface MetricsAdapterHandle {
   port: number;
   /** The live request-header trust; a reload swaps it for new connections and re-checks open ones. */
   trust: ReloadTarget;
+  /**
+   * Re-reads --tls-cert-file/--tls-private-key-file and swaps a new sound pair in for new connections (open
+   * ones keep the certificate they were handshaken with). Absent when the pair is generated in --cert-dir.
+   */
+  refreshServingCert?: () => Promise<RefreshOutcome>;
   close(): Promise<void>;
 }
 
@@ -183,9 +189,15 @@ export async function startMetricsAdapter(
   });
   const port = (server.address() as AddressInfo).port;
   logger.info({ port, certificate: serving.source }, 'metrics adapter listening');
+  const refreshServingCert = serving.source === 'files' && options.tlsCertFile && options.tlsKeyFile
+    ? servingCertReloader(server, serving, { certFile: options.tlsCertFile, keyFile: options.tlsKeyFile }, metrics, logger, options.wallClock ?? Date.now)
+    : undefined;
+  const info = leafInfo(serving.cert);
+  if (info) metrics.servingCertExpiry.set(info.notAfterMs / 1000);
   return {
     port,
     trust: authenticator,
+    ...(refreshServingCert ? { refreshServingCert } : {}),
     close: () =>
       new Promise<void>((resolve) => {
         remote?.close();
@@ -193,4 +205,47 @@ export async function startMetricsAdapter(
         for (const s of sockets) s.destroy();
       }),
   };
+}
+
+/**
+ * The serving pair follows its files: a candidate is checked before it is used (it parses, its key is the
+ * certificate's, it has not expired, and OpenSSL builds a context from it), then swapped in with
+ * setSecureContext, which only changes what new handshakes get: connections already open keep theirs, so
+ * nothing in flight fails. The session-ticket keys are carried over so clients resuming a session still can.
+ * A refused candidate leaves the pair in force, is logged once and counted (outcome "rejected").
+ */
+function servingCertReloader(
+  server: Http2SecureServer,
+  initial: { cert: string; key: string },
+  files: { certFile: string; keyFile: string },
+  metrics: ReturnType<typeof createAdapterMetrics>,
+  logger: Logger,
+  wallClock: () => number,
+): () => Promise<RefreshOutcome> {
+  let inForce = { cert: initial.cert, key: initial.key };
+  const reloader = new Reloader<{ cert: string; key: string }>({
+    what: `serving certificate (${files.certFile}, ${files.keyFile})`,
+    load: () => readServingFiles(files.certFile, files.keyFile),
+    fingerprint: (p) => `${p.cert}\n${p.key}`,
+    current: () => inForce,
+    apply(p) {
+      const problem = servingPairProblem(p.cert, p.key, wallClock(), { certName: files.certFile, keyName: files.keyFile, renewBeforeMs: 0 });
+      if (problem) throw new Error(problem);
+      // Throws on what OpenSSL refuses (an unsupported key type, say) before anything is swapped.
+      createSecureContext({ cert: p.cert, key: p.key });
+      server.setSecureContext({ cert: p.cert, key: p.key, ticketKeys: server.getTicketKeys() });
+      inForce = p;
+    },
+    reloadedLine: (p) => {
+      const info = leafInfo(p.cert);
+      return [{ serialNumber: info?.serialNumber, fingerprint256: info?.fingerprint256, notAfter: info ? new Date(info.notAfterMs).toISOString() : undefined }, 'serving certificate reloaded'];
+    },
+    onOutcome: (outcome, p) => {
+      metrics.servingCertReloads.inc({ outcome: outcome === 'reloaded' ? 'reloaded' : 'rejected' });
+      const info = outcome === 'reloaded' && p ? leafInfo(p.cert) : undefined;
+      if (info) metrics.servingCertExpiry.set(info.notAfterMs / 1000);
+    },
+    log: logger,
+  });
+  return () => reloader.refresh();
 }

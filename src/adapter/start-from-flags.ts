@@ -1,6 +1,7 @@
 // Edge glue: turns parsed `serve` flags and a cluster connection into a running metrics adapter. Reads the
 // request-header settings from kube-system/extension-apiserver-authentication (or the flags), keeps them
-// current while running (ConfigMap watch, CA files polled every TRUST_POLL_MS: trust-reload.ts), and
+// current while running (ConfigMap watch, CA files and the serving pair polled every TRUST_POLL_MS:
+// trust-reload.ts, reloader.ts), and
 // authorizes through SubjectAccessReviews. Fails loudly when the ConfigMap is unreadable at start
 // (docs/metrics-api.md §7 G5): a server that cannot authenticate the aggregator would only ever answer 401/403.
 import { existsSync } from 'node:fs';
@@ -117,7 +118,7 @@ export interface AdapterDeps {
   ready?: () => boolean;
   /** Tests and embedders may decide authorization themselves; default: SubjectAccessReviews. */
   authorizer?: Authorizer;
-  /** How often CA files are re-read (default TRUST_POLL_MS). */
+  /** How often CA files and the serving certificate files are re-read (default TRUST_POLL_MS). */
   trustPollMs?: number;
 }
 
@@ -190,8 +191,14 @@ export async function startAdapterFromFlags(flags: AdapterFlags, deps: AdapterDe
   );
   // M3: the trust follows rotation. Files are polled (also the --client-ca-file beside a ConfigMap); the
   // ConfigMap is watched and each new version checked at once.
+  // The serving pair from --tls-cert-file/--tls-private-key-file is polled on the same beat (cert-manager
+  // and kubelet rotate it in place; a generated pair has no files to follow).
   const reloader = new TrustReloader(() => trustSource.load(), handle.trust, deps.logger);
-  const poll = every(deps.trustPollMs ?? TRUST_POLL_MS, () => reloader.refresh());
+  const refreshServing = handle.refreshServingCert;
+  const poll = every(deps.trustPollMs ?? TRUST_POLL_MS, async () => {
+    await reloader.refresh();
+    await refreshServing?.();
+  });
   const watch = trustSource.configMap?.(() => void reloader.refresh(), deps.logger);
   watch?.start();
   return {

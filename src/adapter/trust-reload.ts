@@ -2,11 +2,13 @@
 // are re-read while the adapter runs, the way k8s.io/apiserver v0.34 pkg/server/dynamiccertificates does it
 // (DynamicFileCAContent polls its file; ConfigMapCAController watches extension-apiserver-authentication).
 // Every candidate is parsed in full before it replaces the old one; one that does not parse is logged and
-// the old trust stays in force, so a half-written file or a bad edit never locks the aggregator out.
+// the old trust stays in force, so a half-written file or a bad edit never locks the aggregator out. The
+// polling and swapping are reloader.ts's, shared with the serving certificate.
 import { createHash } from 'node:crypto';
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { RequestHeaderConfig } from './authn.ts';
+import { Reloader, every, type RefreshOutcome } from './reloader.ts';
 
 /** What the reloader swaps: the authenticator (RequestHeaderAuthenticator) in the running server. */
 export interface ReloadTarget {
@@ -40,62 +42,32 @@ export function warnIfAnyNameAllowed(cfg: RequestHeaderConfig, log: Pick<Logger,
   }
 }
 
-/** Loads a candidate configuration and swaps it in when it differs from the one in force. */
+/** The request-header trust on the shared Reloader: a candidate that does not parse keeps the old trust. */
 export class TrustReloader {
-  private lastProblem: string | undefined;
+  private readonly reloader: Reloader<RequestHeaderConfig>;
 
-  constructor(
-    private readonly load: () => Promise<RequestHeaderConfig>,
-    private readonly target: ReloadTarget,
-    private readonly log: Log,
-  ) {}
-
-  /** One check. Errors are logged (once per distinct problem, so a 10 s poll does not flood) and swallowed. */
-  async refresh(): Promise<'unchanged' | 'reloaded' | 'failed'> {
-    let cfg: RequestHeaderConfig;
-    try {
-      cfg = await this.load();
-    } catch (e) {
-      this.problem(`unable to read the request-header configuration: ${(e as Error).message}`);
-      return 'failed';
-    }
-    const next = fingerprint(cfg);
-    if (next === fingerprint(this.target.config)) {
-      this.lastProblem = undefined;
-      return 'unchanged';
-    }
-    try {
-      this.target.reload(cfg);
-    } catch (e) {
-      this.problem(`new request-header configuration rejected, keeping the previous one: ${(e as Error).message}`, next);
-      return 'failed';
-    }
-    this.lastProblem = undefined;
-    this.log.info({ fingerprint: next.slice(0, 16), allowedNames: cfg.allowedNames }, 'request-header trust reloaded');
-    warnIfAnyNameAllowed(cfg, this.log);
-    return 'reloaded';
-  }
-
-  private problem(message: string, key = message): void {
-    if (this.lastProblem === key) return;
-    this.lastProblem = key;
-    this.log.error(message);
-  }
-}
-
-/** Runs `tick` every `intervalMs` without keeping the process alive; at most one tick at a time. */
-export function every(intervalMs: number, tick: () => Promise<unknown>): { stop(): void } {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    void tick().finally(() => {
-      running = false;
+  constructor(load: () => Promise<RequestHeaderConfig>, target: ReloadTarget, log: Log) {
+    this.reloader = new Reloader<RequestHeaderConfig>({
+      what: 'request-header configuration',
+      load,
+      fingerprint,
+      current: () => target.config,
+      apply: (cfg) => target.reload(cfg),
+      reloadedLine: (cfg, fp) => [{ fingerprint: fp.slice(0, 16), allowedNames: cfg.allowedNames }, 'request-header trust reloaded'],
+      onOutcome: (outcome, cfg) => {
+        if (outcome === 'reloaded' && cfg) warnIfAnyNameAllowed(cfg, log);
+      },
+      log,
     });
-  }, intervalMs);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  }
+
+  /** One check; see Reloader.refresh. */
+  refresh(): Promise<RefreshOutcome> {
+    return this.reloader.refresh();
+  }
 }
+
+export { every };
 
 export const AUTH_CONFIGMAP = { namespace: 'kube-system', name: 'extension-apiserver-authentication' } as const;
 
