@@ -29,6 +29,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EffectiveHorizontalPodAutoscaler } from '../src/api/ehpa.ts';
+import { PLAIN_TARGETS_AT_50 } from '../src/prediction/dsp/value-replay.ts';
 import { simulate, type SimulationOptions, type SimulationResult } from '../src/simulate/simulate.ts';
 import { craneTraces, loadTrace, otherTraces, valueTraces, type Trace } from './traces.ts';
 import { frontierChart } from './value-chart.ts';
@@ -37,6 +38,7 @@ import {
   forecastBoundRatio,
   frontierCostAt,
   frontierShortAt,
+  bars,
   holdEvery,
   scaleToMean,
   verdict,
@@ -55,13 +57,17 @@ export const SETTINGS = {
   podCpuRequestMilli: 1000,
   minReplicas: 1,
   maxReplicas: 200,
-  plainTargets: [50, 45, 40, 35, 30, 25, 20],
+  // The product's own judge's targets (every 1 % near 50, where the frontier falls steeply; 5 % steps there
+  // made the interpolation look far worse than any plain HPA is, and an EHPA costing 1.01–1.1× "pay").
+  plainTargets: PLAIN_TARGETS_AT_50,
   startupSeconds: [0, 60, 180],
   forecastRetrySeconds: 3600,
 } as const;
 /** The one shortage threshold: the EHPA's per-pod target, cores. */
 const PER_POD_CORES = (SETTINGS.podCpuRequestMilli / 1000) * (SETTINGS.targetUtilization / 100);
 const MODES = ['auto', 'crane'] as const;
+/** Traces Crane never labelled that have a daily and weekly cycle by their source's description (NAB: taxi demand). */
+const CYCLIC_UNLABELLED = new Set(['nab/nyc_taxi']);
 type Mode = (typeof MODES)[number];
 
 export function evalTraces(): Trace[] {
@@ -108,6 +114,8 @@ export interface ModeResult {
 export interface TraceResult {
   name: string;
   intervalSeconds: number;
+  /** A daily or weekly cycle (Crane's labels; nyc_taxi by NAB's description): where the second bar applies. */
+  periodic?: boolean;
   /** Why the trace could not be evaluated (it is then listed, never dropped silently). */
   skipped?: string;
   fromS?: number;
@@ -124,7 +132,7 @@ export interface TraceResult {
 
 export function evaluateTrace(trace: Trace): TraceResult {
   const started = Date.now();
-  const base = { name: shortName(trace), intervalSeconds: trace.intervalSeconds };
+  const base = { name: shortName(trace), intervalSeconds: trace.intervalSeconds, periodic: trace.label === 'day' || trace.label === 'week' || CYCLIC_UNLABELLED.has(shortName(trace)) };
   const raw = loadTrace(trace);
   const scaled = scaleToMean(raw.values, SETTINGS.meanCores);
   if (!scaled) return { ...base, skipped: 'its mean is 0: nothing to scale', seconds: 0 };
@@ -244,8 +252,52 @@ export function startupTable(results: readonly TraceResult[], d: number): string
   return out.join('\n');
 }
 
+const COST_BAR = 1.25;
+const SAVING_BAR = 0.2;
+const REDUCTION_BAR = 2;
+
+/**
+ * The bars per trace for the default (auto) EHPA: at 0 s and 3 min of start-up it costs ≤ 1.25× the plain
+ * HPA at its target and is never short more than the frontier at its own replica-hours; on periodic traces
+ * at 3 min it saves ≥ 20 % of the frontier's replica-hours at its shortage or is short ≥ 2× less at its cost.
+ */
+export function barsTable(results: readonly TraceResult[]): string {
+  const [d0, d3] = [0, 180];
+  const out = [
+    '### Bars (auto, per trace)',
+    '',
+    '| trace | periodic | replica-h ÷ plain 50 % (0 s / 3 min) | short min beyond the frontier at its replica-h (0 s / 3 min) | 3 min: replica-h saved at its shortage / frontier short ÷ its short | cost and no-worse bars | periodic bar |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  let judged = 0;
+  let first = 0;
+  let periodic = 0;
+  let second = 0;
+  const worse = (w: number | 'off') => (w === 'off' ? 'off frontier' : w > 0 ? `+${f0(w)}` : w < 0 ? f0(w) : '0');
+  for (const r of results) {
+    if (r.skipped || !r.plain || !r.modes) continue;
+    judged++;
+    const b0 = bars(r.modes.auto.points[d0] as ValuePoint, r.plain[d0] as FrontierPoint[], SETTINGS.targetUtilization);
+    const b3 = bars(r.modes.auto.points[d3] as ValuePoint, r.plain[d3] as FrontierPoint[], SETTINGS.targetUtilization);
+    const firstMet = [b0, b3].every((b) => b.costRatio <= COST_BAR + 1e-9 && b.worseBy !== 'off' && b.worseBy <= 1e-9);
+    if (firstMet) first++;
+    const secondMet = (b3.saving ?? -Infinity) >= SAVING_BAR || (b3.shortReduction ?? 0) >= REDUCTION_BAR;
+    if (r.periodic) {
+      periodic++;
+      if (secondMet) second++;
+    }
+    const saving = b3.saving === null ? '–' : `${f0(100 * b3.saving)} %`;
+    const reduction = b3.shortReduction === null ? '–' : Number.isFinite(b3.shortReduction) ? `${f2(b3.shortReduction)}×` : '∞';
+    out.push(
+      `| ${r.name} | ${r.periodic ? 'yes' : 'no'} | ${f2(b0.costRatio)} / ${f2(b3.costRatio)} | ${worse(b0.worseBy)} / ${worse(b3.worseBy)} | ${saving} / ${reduction} | ${firstMet ? 'met' : 'not met'} | ${r.periodic ? (secondMet ? 'met' : 'not met') : '–'} |`,
+    );
+  }
+  out.push('', `Cost and no-worse bars met on ${first} of ${judged} traces; the periodic bar on ${second} of ${periodic} periodic traces (counts, not an average).`);
+  return out.join('\n');
+}
+
 export function report(results: readonly TraceResult[]): string {
-  const parts = SETTINGS.startupSeconds.map((d) => startupTable(results, d));
+  const parts = [barsTable(results), ...SETTINGS.startupSeconds.map((d) => startupTable(results, d))];
   const shortOnes = results.filter((r) => !r.skipped && (r.replayDays ?? 0) < SETTINGS.replayDays - 1e-9);
   if (shortOnes.length) {
     parts.push(`Shorter than ${SETTINGS.historyDays} + ${SETTINGS.replayDays} days, replayed for what is left after ${SETTINGS.historyDays} days of history: ` + shortOnes.map((r) => `${r.name} (${f1(r.replayDays ?? 0)} days)`).join(', ') + '.');

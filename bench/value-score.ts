@@ -162,3 +162,30 @@ export function holdEvery(series: { timestamps: readonly number[]; values: reado
   }
   return { timestamps, values };
 }
+
+/** The issue's bars for one EHPA point against its frontier (bench/eval-value.ts prints them per trace). */
+export interface Bars {
+  /** Replica-hours over the plain HPA's at the EHPA's own target (the first bar: ≤ 1.25). */
+  costRatio: number;
+  /**
+   * Short minutes beyond the frontier's at the EHPA's own replica-hours (> 0: worse off than lowering the
+   * target would have been; 'off': dearer than every plain HPA). Below the frontier's cheapest point, the
+   * comparison is with that point (the plain HPA at the EHPA's own target).
+   */
+  worseBy: number | 'off';
+  /** Share of replica-hours saved against the frontier at the EHPA's shortage (null: no plain HPA is that short or that cheap). */
+  saving: number | null;
+  /** The frontier's short minutes at the EHPA's cost over the EHPA's (∞ when the EHPA is never short; null: off or below). */
+  shortReduction: number | null;
+}
+
+export function bars(ehpa: ValuePoint, frontier: readonly FrontierPoint[], ownTarget: number): Bars {
+  const own = frontier.find((p) => p.target === ownTarget);
+  if (!own) throw new RangeError(`the frontier has no plain HPA at the EHPA's own target ${ownTarget}`);
+  const shortThere = frontierShortAt(frontier, ehpa.replicaHours);
+  const costThere = frontierCostAt(frontier, ehpa.shortMinutes);
+  const worseBy = shortThere === 'off' ? 'off' : ehpa.shortMinutes - (shortThere === 'below' ? own.shortMinutes : shortThere);
+  const saving = typeof costThere === 'number' && costThere > 0 ? 1 - ehpa.replicaHours / costThere : null;
+  const shortReduction = typeof shortThere === 'number' ? (ehpa.shortMinutes > 0 ? shortThere / ehpa.shortMinutes : shortThere > 0 ? Infinity : 1) : null;
+  return { costRatio: ehpa.replicaHours / own.replicaHours, worseBy, saving, shortReduction };
+}

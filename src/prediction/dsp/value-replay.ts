@@ -11,8 +11,16 @@
 // know. What is kept is what decides whether a forecast helps: the HPA acts on the last observed sample, a
 // scale-down waits for the stabilization window, and a new pod serves only after it has started.
 
-/** Plain-HPA headroom factors: the EHPA's target T over T, 0.9T, … 0.4T (50 % down to 20 %). */
-export const PLAIN_HEADROOM = [1, 50 / 45, 50 / 40, 50 / 35, 50 / 30, 50 / 25, 50 / 20] as const;
+/**
+ * The plain HPAs a user could buy instead, as targets for an EHPA at 50 %: every 1 % near the EHPA's own
+ * target, where the frontier falls steeply (at the target itself the HPA is short on most rises, a few
+ * percent lower it rarely is), then 5 % steps down to 20 %. With 5 % steps throughout, interpolating
+ * between 50 and 45 % made a forecast costing a few percent more look as if it paid.
+ */
+export const PLAIN_TARGETS_AT_50 = [50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40, 35, 30, 25, 20] as const;
+
+/** Plain-HPA headroom factors over the EHPA's own target T: T / T, T / 0.98T, … T / 0.4T. */
+export const PLAIN_HEADROOM: readonly number[] = PLAIN_TARGETS_AT_50.map((t) => 50 / t);
 
 export interface ValueReplayInput {
   /** The observed load, one sample per step, oldest first. */
@@ -50,34 +58,39 @@ export interface ValueVerdict {
   reason: string;
 }
 
-/** Capacity asked for at each step: `demand(t)` held for the stabilization window, pods ready after start-up. */
-function replay(input: ValueReplayInput, demand: (t: number) => number, judged: (t: number) => boolean): PolicyScore {
-  const n = input.load.length;
-  const dt = input.stepSeconds;
-  const hold = Math.max(0, Math.round(input.stabilizationSeconds / dt));
-  const start = Math.max(0, Math.round(input.podStartupSeconds / dt));
+/**
+ * Capacity asked for and ready at each step for a demand (index 0 is never judged): the HPA's answer is the
+ * largest demand of the stabilization window (scale up at once, down after the window); ready is what was
+ * asked throughout the last `start` steps (a pod asked for later is still starting; one removed is gone).
+ */
+function capacity(demand: Float64Array, hold: number, start: number): { asked: Float64Array; ready: Float64Array } {
+  const n = demand.length;
   const asked = new Float64Array(n);
-  let short = 0;
-  let paid = 0;
+  const ready = new Float64Array(n);
   for (let t = 1; t < n; t++) {
-    // The HPA's answer at t: the largest recommendation of the stabilization window (scale up at once).
-    let a = demand(t);
-    for (let k = 1; k <= hold && t - k >= 1; k++) a = Math.max(a, demand(t - k));
+    let a = demand[t] as number;
+    for (let k = 1; k <= hold && t - k >= 1; k++) a = Math.max(a, demand[t - k] as number);
     asked[t] = a;
-    if (!judged(t)) continue;
-    // Ready at t: what was asked throughout the last `start` steps (a pod asked for later is still starting;
-    // one removed is gone at once).
-    let ready = a;
-    for (let k = 1; k <= start && t - k >= 1; k++) ready = Math.min(ready, asked[t - k] as number);
-    if ((input.load[t] as number) > ready * (1 + 1e-9)) short++;
-    paid += a;
+    let r = a;
+    for (let k = 1; k <= start && t - k >= 1; k++) r = Math.min(r, asked[t - k] as number);
+    ready[t] = r;
   }
-  return { shortMinutes: (short * dt) / 60, capacityHours: (paid * dt) / 3600 };
+  return { asked, ready };
 }
 
-/** Linear interpolation of y at x between two points of a frontier. */
-function lerp(x: number, x0: number, y0: number, x1: number, y1: number): number {
-  return x1 === x0 ? Math.min(y0, y1) : y0 + ((x - x0) * (y1 - y0)) / (x1 - x0);
+/**
+ * Shortage and cost of a policy whose capacity is `scale` × the given one: both the window maximum and the
+ * start-up minimum commute with a positive scale, so every plain HPA of the frontier reuses one replay.
+ */
+function score(load: ArrayLike<number>, cap: { asked: Float64Array; ready: Float64Array }, scale: number, judged: Uint8Array, dt: number): PolicyScore {
+  let short = 0;
+  let paid = 0;
+  for (let t = 1; t < judged.length; t++) {
+    if (!judged[t]) continue;
+    if ((load[t] as number) > scale * (cap.ready[t] as number) * (1 + 1e-9)) short++;
+    paid += scale * (cap.asked[t] as number);
+  }
+  return { shortMinutes: (short * dt) / 60, capacityHours: (paid * dt) / 3600 };
 }
 
 const fmt = (x: number) => String(Number(x.toPrecision(3)));
@@ -86,49 +99,55 @@ const fmt = (x: number) => String(Number(x.toPrecision(3)));
 export function valueVerdict(input: ValueReplayInput): ValueVerdict | undefined {
   const n = input.load.length;
   if (input.forecastWindowMax.length !== n) throw new RangeError('load and forecast must have one value per step');
-  const judged = (t: number) => Number.isFinite(input.forecastWindowMax[t] as number) && Number.isFinite(input.load[t] as number);
+  const judged = new Uint8Array(n);
   let steps = 0;
-  for (let t = 1; t < n; t++) if (judged(t)) steps++;
+  for (let t = 1; t < n; t++) {
+    if (Number.isFinite(input.forecastWindowMax[t] as number) && Number.isFinite(input.load[t] as number)) {
+      judged[t] = 1;
+      steps++;
+    }
+  }
   if (steps === 0) return undefined;
-  const observed = (t: number) => Math.max(0, (input.load[t - 1] as number) || 0);
-  const ehpa = replay(input, (t) => Math.max(observed(t), judged(t) ? (input.forecastWindowMax[t] as number) : 0), judged);
-  const frontier = PLAIN_HEADROOM.map((k) => replay(input, (t) => k * observed(t), judged));
+  // The HPA acts on the last observed sample.
+  const observed = new Float64Array(n);
+  for (let t = 1; t < n; t++) observed[t] = Math.max(0, (input.load[t - 1] as number) || 0);
+  const withForecast = observed.map((o, t) => (judged[t] ? Math.max(o, input.forecastWindowMax[t] as number) : o));
+  const dt = input.stepSeconds;
+  const hold = Math.max(0, Math.round(input.stabilizationSeconds / dt));
+  const start = Math.max(0, Math.round(input.podStartupSeconds / dt));
+  const ehpa = score(input.load, capacity(withForecast, hold, start), 1, judged, dt);
+  const plainCapacity = capacity(observed, hold, start);
+  const frontier = PLAIN_HEADROOM.map((k) => score(input.load, plainCapacity, k, judged, dt));
   const plain = frontier[0] as PolicyScore;
   const last = frontier[frontier.length - 1] as PolicyScore;
 
-  // The frontier's shortage at the EHPA's cost, and its cost at the EHPA's shortage (both along the targets).
+  // Between two plain targets the frontier is not known, and interpolating along a convex frontier overstates
+  // it: a forecast that is only a lower target in disguise would "pay". So the bounds are the measured points:
+  // the least shortage of a plain HPA costing at least as much, the most cost of one short longer.
   let plainShortAtSameCost: number | undefined;
   let plainCostAtSameShort: number | undefined;
-  for (let i = 0; i + 1 < frontier.length; i++) {
-    const a = frontier[i] as PolicyScore;
-    const b = frontier[i + 1] as PolicyScore;
-    if (plainShortAtSameCost === undefined && ehpa.capacityHours >= a.capacityHours && ehpa.capacityHours <= b.capacityHours) {
-      plainShortAtSameCost = lerp(ehpa.capacityHours, a.capacityHours, a.shortMinutes, b.capacityHours, b.shortMinutes);
-    }
-    if (plainCostAtSameShort === undefined && ehpa.shortMinutes <= a.shortMinutes && ehpa.shortMinutes >= b.shortMinutes) {
-      plainCostAtSameShort = lerp(ehpa.shortMinutes, a.shortMinutes, a.capacityHours, b.shortMinutes, b.capacityHours);
-    }
+  for (const p of frontier) {
+    if (p.capacityHours >= ehpa.capacityHours) plainShortAtSameCost = Math.min(plainShortAtSameCost ?? Infinity, p.shortMinutes);
+    if (p.shortMinutes > ehpa.shortMinutes) plainCostAtSameShort = Math.max(plainCostAtSameShort ?? -Infinity, p.capacityHours);
   }
-  if (ehpa.capacityHours <= plain.capacityHours) plainShortAtSameCost ??= plain.shortMinutes;
 
+  // It pays when a measured plain HPA costing at least as much (after the accepted extra) is short longer. A
+  // tie in shortage does not pay: between two measured points a plain HPA may do as well for less.
   const extra = 1 + Math.max(0, input.acceptExtraCost);
-  let pays: boolean;
+  const beaten = frontier.find((p) => p.shortMinutes > ehpa.shortMinutes && extra * p.capacityHours >= ehpa.capacityHours);
+  const pays = ehpa.shortMinutes < plain.shortMinutes && beaten !== undefined;
+  const ofPlain = (x: number) => `${fmt(x / Math.max(plain.capacityHours, Number.MIN_VALUE))}×`;
+  const costRatio = `${ofPlain(ehpa.capacityHours)} the plain HPA's capacity`;
   let reason: string;
-  const costRatio = `${fmt(ehpa.capacityHours / Math.max(plain.capacityHours, Number.MIN_VALUE))}× the plain HPA's capacity`;
   if (ehpa.shortMinutes >= plain.shortMinutes) {
-    pays = false;
     reason = `with the forecast the HPA was short ${fmt(ehpa.shortMinutes)} min, no fewer than without it (${fmt(plain.shortMinutes)} min), at ${costRatio}`;
+  } else if (beaten) {
+    reason = `with the forecast the HPA was short ${fmt(ehpa.shortMinutes)} min at ${costRatio}; a plain HPA with more headroom is short ${fmt(beaten.shortMinutes)} min at ${ofPlain(beaten.capacityHours)}`;
   } else if (ehpa.shortMinutes < last.shortMinutes) {
-    // Shorter than even the plain HPA with the most headroom: it pays if it costs no more than that one.
-    pays = ehpa.capacityHours <= extra * last.capacityHours;
-    reason = pays
-      ? `with the forecast the HPA was short ${fmt(ehpa.shortMinutes)} min at ${costRatio}; no plain target down to 20 % gets that short (${fmt(last.shortMinutes)} min at the cost of ${fmt(last.capacityHours / Math.max(plain.capacityHours, Number.MIN_VALUE))}×)`
-      : `with the forecast the HPA was short ${fmt(ehpa.shortMinutes)} min, but at ${costRatio}, more than a plain HPA at a 20 % target pays`;
+    reason = `with the forecast the HPA was short ${fmt(ehpa.shortMinutes)} min, but at ${costRatio}, more than a plain HPA at a 20 % target pays (${ofPlain(last.capacityHours)}, short ${fmt(last.shortMinutes)} min)`;
   } else {
-    const cost = plainCostAtSameShort as number;
-    pays = ehpa.capacityHours <= extra * cost;
-    const same = plainShortAtSameCost === undefined ? 'more than any plain target down to 20 % costs' : `where a plain HPA of the same cost is short ${fmt(plainShortAtSameCost)} min`;
-    reason = `with the forecast the HPA was short ${fmt(ehpa.shortMinutes)} min at ${costRatio}, ${same}; a plain HPA as short costs ${fmt(cost / Math.max(plain.capacityHours, Number.MIN_VALUE))}×`;
+    const cheaper = frontier.find((p) => p.shortMinutes <= ehpa.shortMinutes) as PolicyScore;
+    reason = `with the forecast the HPA was short ${fmt(ehpa.shortMinutes)} min at ${costRatio}; a plain HPA with more headroom is as short (${fmt(cheaper.shortMinutes)} min) at ${ofPlain(cheaper.capacityHours)}`;
   }
   return {
     pays,

@@ -2,7 +2,7 @@
 // the replay itself is simulate's, tested in test/unit/simulate).
 import { expect } from 'chai';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { chartFor, evalTraces, report, startupTable, type TraceResult } from '../../../bench/eval-value.ts';
+import { barsTable, chartFor, evalTraces, report, startupTable, type TraceResult } from '../../../bench/eval-value.ts';
 import { craneTraces, otherTraces, valueTraces } from '../../../bench/traces.ts';
 
 const frontier = (shift: number) =>
@@ -40,6 +40,16 @@ describe('value evaluation report (bench/eval-value.ts)', () => {
     expect(rows[0]).to.equal('| crane/inputX | 14.0 | auto | 0 % / 10 % | 100 | 130.0 | 400 / 100.0 | 295 | 185.7 | 1.30 | **pays** (fewer short minutes at its cost) | 1.30 |');
     expect(rows[1]).to.match(/\| crane \| 100 % \/ 0 % \| 0 \| 300\.0 \|.*\| off frontier \| 220\.0 \| 3\.00 \| does not pay \(off frontier: dearer than every plain HPA\) \| no forecast \|$/);
     expect(table).to.match(/auto on 1 of 1 traces, crane on 0 of 1/);
+  });
+
+  it('the bars table: cost and no-worse at 0 s and 3 min, the periodic bar at 3 min, counted not averaged', () => {
+    const table = barsTable([{ ...result, periodic: true }, { ...result, name: 'nab/flat', periodic: false }]);
+    const rows = table.split('\n').filter((l) => l.startsWith('| crane/inputX') || l.startsWith('| nab/flat'));
+    // auto costs 1.30× the 50 % HPA (over the 1.25 bar). At 3 min the frontier at 130 replica-h is short
+    // 355 min (auto: 130, so 225 fewer, 2.73×); 130 short min cost the frontier 194.3 replica-h (33 % saved).
+    expect(rows[0]).to.equal('| crane/inputX | yes | 1.30 / 1.30 | -195 / -225 | 33 % / 2.73× | not met | met |');
+    expect(rows[1]).to.match(/^\| nab\/flat \| no \|.*\| not met \| – \|$/);
+    expect(table).to.match(/bars met on 0 of 2 traces; the periodic bar on 1 of 1 periodic traces/);
   });
 
   it('the report has a table per start-up, lists short and skipped traces, and never averages', () => {

@@ -1,6 +1,6 @@
 // bench/value-score.ts: the value evaluation's pure scoring, on points worked out by hand.
 import { expect } from 'chai';
-import { fixedRuleScore, forecastBoundRatio, frontierCostAt, frontierShortAt, holdEvery, scaleToMean, verdict, type FrontierPoint } from '../../../bench/value-score.ts';
+import { bars, fixedRuleScore, forecastBoundRatio, frontierCostAt, frontierShortAt, holdEvery, scaleToMean, verdict, type FrontierPoint } from '../../../bench/value-score.ts';
 
 // A typical frontier: lower targets cost more and are short less.
 const frontier: FrontierPoint[] = [
@@ -91,6 +91,27 @@ describe('value evaluation scoring (bench/value-score.ts)', () => {
       expect(forecastBoundRatio(steps, history, 200)).to.deep.equal({ ratio: 3, t: 350 });
       expect(forecastBoundRatio([{ t: 5, forecastWindowMaxCores: null }], history, 200)).to.equal(null);
     });
+  });
+
+  it('bars: the cost over the own-target plain HPA, the shortage beyond the frontier, the saving and the reduction', () => {
+    const f: FrontierPoint[] = [
+      { target: 50, replicaHours: 100, shortMinutes: 1000 },
+      { target: 45, replicaHours: 110, shortMinutes: 100 },
+      { target: 40, replicaHours: 120, shortMinutes: 20 },
+    ];
+    // At 105 replica-hours the frontier is short 550 min; 50 short min cost it 110 + 10 × 50/80 = 116.25.
+    const good = bars({ replicaHours: 105, shortMinutes: 50 }, f, 50);
+    expect(good.costRatio).to.be.closeTo(1.05, 1e-12);
+    expect(good.worseBy).to.be.closeTo(-500, 1e-9);
+    expect(good.saving).to.be.closeTo(1 - 105 / 116.25, 1e-12);
+    expect(good.shortReduction).to.be.closeTo(11, 1e-12);
+    // Worse off: at 115 the frontier is short 60, this EHPA 200.
+    expect(bars({ replicaHours: 115, shortMinutes: 200 }, f, 50).worseBy).to.be.closeTo(140, 1e-9);
+    // Dearer than every plain HPA; cheaper than all (compared with the own-target HPA); never short.
+    expect(bars({ replicaHours: 130, shortMinutes: 0 }, f, 50)).to.include({ worseBy: 'off', shortReduction: null });
+    expect(bars({ replicaHours: 90, shortMinutes: 1200 }, f, 50).worseBy).to.equal(200);
+    expect(bars({ replicaHours: 115, shortMinutes: 0 }, f, 50).shortReduction).to.equal(Infinity);
+    expect(() => bars({ replicaHours: 1, shortMinutes: 1 }, f, 60)).to.throw(RangeError);
   });
 
   it('scaleToMean scales to the mean, refuses an all-zero series', () => {

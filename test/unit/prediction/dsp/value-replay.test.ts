@@ -58,4 +58,21 @@ describe('value replay: does serving the forecast pay against a plain HPA at the
     expect(PLAIN_HEADROOM[0]).to.equal(1);
     expect(PLAIN_HEADROOM[PLAIN_HEADROOM.length - 1]).to.equal(2.5);
   });
+
+  it('a forecast that is only a lower target in disguise (k × the last sample) never pays, whatever k', () => {
+    // A random walk of ±10 % a step (seeded LCG): at 1 % spacing near the own target the frontier is
+    // sampled finely enough that no k between the grid points looks cheaper than the HPAs around it.
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+    const load: number[] = [10];
+    for (let i = 1; i < 3000; i++) load.push(Math.max(1, (load[i - 1] as number) * (1 + 0.2 * (rnd() - 0.5))));
+    for (const k of [1.01, 1.03, 1.05, 1.07, 1.1, 1.15, 1.3]) {
+      for (const podStartupSeconds of [0, 60, 180]) {
+        const disguised = load.map((_, t) => (t ? k * (load[t - 1] as number) : NaN));
+        const v = valueVerdict(input(load, disguised, { podStartupSeconds, stabilizationSeconds: 0 }));
+        expect(v?.pays, `k ${k}, start-up ${podStartupSeconds} s: ${v?.reason}`).to.equal(false);
+      }
+    }
+    expect(PLAIN_HEADROOM).to.have.length(15);
+  });
 });
