@@ -76,6 +76,9 @@ export interface PercentileSettings {
   config: PercentileConfig;
 }
 
+/** Crane's defaultInternalConfig for the percentile predictor: what runs when a TSP metric has no percentile
+ *  block or one its makeInternalConfig refuses (gocrane/crane pkg/prediction/percentile/config.go and
+ *  aggregate_signals.go `GetConfig` at master, docs/crane-behaviour.md §E.1). */
 export const DEFAULT_PERCENTILE_SETTINGS: PercentileSettings = {
   aggregated: true,
   intervalSeconds: 60,
@@ -126,19 +129,46 @@ export const ALGORITHM_TYPES: readonly string[] = ['dsp', 'percentile'];
 
 /**
  * What Crane would silently replace in an algorithm block at `field` (gocrane/crane issue #352): an
- * algorithmType it has no predictor for (Crane skips the metric; we used to run DSP), and a dsp or
- * percentile block that its makeInternalConfig refuses (Crane then runs its defaults). Each message names
- * the field and the reason, so the object's condition says what to change. An absent algorithmType means
- * `dsp` here, as it always has; only the block the type selects is read, as in Crane.
+ * algorithmType it has no predictor for (Crane skips the metric; we used to run DSP), and a dsp block that
+ * its makeInternalConfig refuses (Crane then runs its 15-day defaults, which a user asking for "1d" would
+ * not expect). Each message names the field and the reason, so the object's condition says what to change.
+ * An absent algorithmType means `dsp` here, as it always has; only the block the type selects is read, as
+ * in Crane. A refused percentile block is not a problem: see craneDefaultsApplied.
  */
 export function algorithmSettingsProblems(a: { algorithmType?: string; dsp?: DspSpec; percentile?: PercentileSpec } | undefined, field: string): string[] {
   if (!a) return [];
   const type = a.algorithmType ?? 'dsp';
   if (!ALGORITHM_TYPES.includes(type)) return [`${field}.algorithmType is ${JSON.stringify(type)}; it must be dsp or percentile`];
-  if (type === 'percentile') {
-    const { error } = percentileSettingsFromSpec(a.percentile);
-    return error ? [`${field}.percentile is not valid (${error}); Crane would silently run its defaults instead (1m samples, 7d history, p99)`] : [];
-  }
+  // A percentile block Crane refuses runs Crane's defaults here too, said in a condition (craneDefaultsApplied).
+  if (type === 'percentile') return [];
   const { error } = dspSettingsFromSpec(a.dsp);
   return error ? [`${field}.dsp is not valid (${error}); Crane would silently run its defaults instead (1m samples, 15d history)`] : [];
+}
+
+/**
+ * Crane's tutorials leave `historyLength` out of their percentile blocks. Crane's makeInternalConfig then
+ * fails on the empty duration (so it does on an empty `sampleInterval` or `histogram.halfLife`, or any value
+ * it cannot parse), the predictor keeps no config for the query, and GetConfig hands out the whole default
+ * configuration (gocrane/crane pkg/prediction/percentile/aggregate_signals.go `Add` and `GetConfig`,
+ * config.go `defaultInternalConfig`, at master). The same runs here (percentileSettingsFromSpec), and the
+ * TSP's `Defaulted` condition says so: this names the block and the parser's reason, undefined when the
+ * block is used as written or the metric is not percentile.
+ */
+export function craneDefaultsApplied(a: { algorithmType?: string; percentile?: PercentileSpec } | undefined, field: string): string | undefined {
+  if (a?.algorithmType !== 'percentile' || a.percentile === undefined) return undefined;
+  const { error } = percentileSettingsFromSpec(a.percentile);
+  return error ? `${field}.percentile (${error})` : undefined;
+}
+
+/** The `Defaulted` condition's message for the blocks craneDefaultsApplied named: which, and every default. */
+export function craneDefaultsMessage(blocks: readonly string[]): string {
+  const d = DEFAULT_PERCENTILE_SETTINGS;
+  const h = d.config.histogram;
+  const histogram = h.kind === 'linear' ? `a linear histogram to ${h.maxValue} in steps of ${h.bucketSize}` : `an exponential histogram to ${h.maxValue}`;
+  return (
+    `Crane's default percentile configuration runs, as in Crane, which cannot parse ${blocks.join(', ')}: ` +
+    `sampleInterval ${d.intervalSeconds / 60}m, historyLength ${d.historySeconds / 86_400}d, percentile ${d.config.percentile}, marginFraction ${d.config.marginFraction}, ` +
+    `targetUtilization ${d.config.targetUtilization}, aggregated ${d.aggregated}, ${histogram} (larger values, e.g. memory in bytes, all fall in its last bucket). ` +
+    `None of the block's own fields is used: give it historyLength, sampleInterval and histogram.halfLife to run it as written`
+  );
 }

@@ -25,7 +25,8 @@ import { TSP_API_VERSION, TSP_PLURAL, type PredictionMetricSpec, type TimeSeries
 import { statusSamplesProblem, tspBoundsProblems } from '../spec-bounds.ts';
 import type { ForecastSeries, Forecaster } from './forecaster.ts';
 import { calibratesWindowMax, seriesToFit } from './core-forecaster.ts';
-import { buildTspStatus, invalidSpecStatus, metricStatus, statusUpToDate, trimForecast, INVALID_SPEC, type MetricOutcome } from './tsp-status.ts';
+import { buildTspStatus, defaultedCondition, invalidSpecStatus, metricStatus, statusUpToDate, trimForecast, CRANE_DEFAULTS_APPLIED, INVALID_SPEC, type MetricOutcome } from './tsp-status.ts';
+import { craneDefaultsApplied, craneDefaultsMessage } from '../crane-config.ts';
 import { acceptExtraCostFromAnnotations, AUTO_MODE_ANNOTATIONS, coverageFromAnnotations } from '../coverage-annotation.ts';
 import { DEFAULT_COVERAGE_TARGET } from '../index.ts';
 import { calibratedCondition, paysCondition, stepAsideReason, type MetricCalibration } from './calibration-status.ts';
@@ -102,7 +103,7 @@ interface CachedForecast {
 interface HeldStatus {
   version: string;
   outcomes: MetricOutcome[];
-  /** auto mode's conditions after Ready: Calibrated and PredictionPays. */
+  /** The conditions after Ready: Defaulted, and auto mode's Calibrated and PredictionPays. */
   autoConditions: Omit<Condition, 'lastTransitionTime'>[];
   builtAtMs: number;
   /** Its bytes are paid for: it is written from this instant on, without asking the pacer again. */
@@ -220,6 +221,11 @@ export class TspReconciler {
       log.info({ reason: INVALID_SPEC }, message);
       return {};
     }
+    // Where Crane would run its default percentile configuration, so does this, and says so (condition
+    // Defaulted, and a Warning event once per spec).
+    const defaultedBlocks = (tsp.spec.predictionMetrics ?? []).flatMap((m, i) => craneDefaultsApplied(m.algorithm, `spec.predictionMetrics[${i}].algorithm`) ?? []);
+    const defaulted = defaultedBlocks.length ? defaultedCondition(craneDefaultsMessage(defaultedBlocks)) : undefined;
+    if (defaulted && !sameSpec) this.d.events?.event(tsp, 'Warning', CRANE_DEFAULTS_APPLIED, defaulted.message);
     const window = tsp.spec.predictionWindowSeconds;
     // A status held back by the namespace's write budget is written as it was built, with no refit, while it
     // still covers [now, now + window] (it was built for [then, then + 2 window]).
@@ -272,7 +278,7 @@ export class TspReconciler {
       this.computedVersion.set(key, version);
       return requeue;
     }
-    return this.writeForecast(key, path, tsp, { version, outcomes, autoConditions: [calibrated, pays].flatMap((c) => (c ? [c] : [])), builtAtMs: nowMs }, namespace, log, requeue);
+    return this.writeForecast(key, path, tsp, { version, outcomes, autoConditions: [defaulted, calibrated, pays].flatMap((c) => (c ? [c] : [])), builtAtMs: nowMs }, namespace, log, requeue);
   }
 
   /**

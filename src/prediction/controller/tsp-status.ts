@@ -12,6 +12,14 @@ export const PREDICT_PARTIAL = 'PredictPartial';
 export const PREDICT_FAILED = 'PredictFailed';
 /** A bound of docs/security.md §2 refused the spec (or the status it would make). */
 export const INVALID_SPEC = 'InvalidSpec';
+/** The `Defaulted` condition: a percentile block Crane cannot parse runs Crane's defaults, as in Crane. */
+export const DEFAULTED = 'Defaulted';
+export const CRANE_DEFAULTS_APPLIED = 'CraneDefaultsApplied';
+
+/** Defaulted=True naming the blocks Crane's defaults replaced (crane-config.ts craneDefaultsMessage). */
+export function defaultedCondition(message: string): Omit<Condition, 'lastTransitionTime'> {
+  return { type: DEFAULTED, status: 'True', reason: 'CraneDefaultsApplied', message: message.slice(0, 1024) };
+}
 
 const truncateToMinute = (s: number) => Math.floor(s / 60) * 60;
 
@@ -99,8 +107,8 @@ export interface MetricOutcome {
 }
 
 /**
- * The status; `extra` are auto mode's conditions after Ready (Calibrated, PredictionPays:
- * calibration-status.ts), none in Crane's own modes.
+ * The status; `extra` are the conditions after Ready: `Defaulted` when Crane's defaults replaced a block, and
+ * auto mode's Calibrated and PredictionPays (calibration-status.ts), none in Crane's own modes.
  */
 export function buildTspStatus(tsp: TimeSeriesPrediction, outcomes: readonly MetricOutcome[], nowMs: number, extra: readonly Omit<Condition, 'lastTransitionTime'>[] = []): TspStatus {
   const readyCount = outcomes.filter((o) => o.status.ready).length;
