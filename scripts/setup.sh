@@ -9,6 +9,8 @@
 #      for the exporter-mode e2e test (test/e2e/prometheus-adapter.test.ts).
 #   6. kwok, metrics-server and kube-scheduler via scripts/build-kwok-stack.sh (same cache), the real nodes'
 #      part for every e2e suite that runs pods (test/e2e/harness/README.md).
+#   7. helm via scripts/build-helm.sh (same cache; ~5.5 minutes the first time), for the chart's tests and
+#      scripts/gen-manifests.ts.
 # Each step is quick when already done. A step that cannot be done prints one line saying what to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,3 +41,8 @@ if ! bash scripts/build-kwok-stack.sh --check >/dev/null 2>&1; then
   echo "setup: building kwok, metrics-server and kube-scheduler with Go (first time only, a few minutes on 2 cores; cached under ${EHPA_CACHE_DIR:-$HOME/.cache/ehpa-adapter})"
 fi
 echo "setup: kwok, metrics-server, kube-scheduler in $(bash scripts/build-kwok-stack.sh | tail -n 1)"
+
+if ! bash scripts/build-helm.sh --check >/dev/null 2>&1; then
+  echo "setup: building helm with Go (first time only, ~6 min on 2 cores; cached under ${EHPA_CACHE_DIR:-$HOME/.cache/ehpa-adapter})"
+fi
+echo "setup: helm at $(bash scripts/build-helm.sh | tail -n 1)"
