@@ -23,6 +23,7 @@ export const serveCommand = defineCommand({
     ...CONTROLLER_FLAGS,
     ...SERVE_ADAPTER_FLAGS,
   ],
+  details: "craned's flags are accepted beside these: aliases of the flags above, ignored with a log line, or refused with a pointer (docs/crane-behaviour.md §C.8).",
   // A Deployment copied from craned's starts as it is, or stops on the one flag that cannot mean the same here.
   translateArgs: translateCranedArgs,
   async run(flags, io, notices) {
