@@ -1,13 +1,14 @@
 // The metrics adapter's part of `ehpa-adapter serve`: binds the adapter's narrow `AdapterSources` to the
 // process' shared informer caches (no extra watches), observed usage to Prometheus, and prediction
 // fallbacks to Events on the EHPA. The adapter serves on every replica; only the controllers are
-// leader-elected.
+// leader-elected. It also reports who holds the metrics APIServices (apiservice-watch.ts).
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { FlagSpec, FlagsOf } from '../config/flags.ts';
 import { prometheusOptionsFromFlags, type PROMETHEUS_FLAGS } from '../prometheus/flags.ts';
 import { ADAPTER_FLAGS } from '../adapter/flags.ts';
-import { resolveLocalZone, startAdapterFromFlags } from '../adapter/start-from-flags.ts';
+import { remoteAdapterUrl, resolveLocalZone, startAdapterFromFlags } from '../adapter/start-from-flags.ts';
+import { watchApiServiceClaims } from '../adapter/apiservice-watch.ts';
 import { registerCraneExporter } from '../adapter/crane-exporter.ts';
 import type { MetricsAdapterHandle } from '../adapter/server.ts';
 import type { AdapterSources } from '../adapter/providers/sources.ts';
@@ -73,7 +74,26 @@ export async function startAdapterInServe(o: {
       );
     },
   });
-  return Object.assign(handle, { cachesSynced: reads.synced });
+  // Beside KEDA, prometheus-adapter or Crane: say who holds each APIService we would serve (never written here).
+  const service = o.flags['adapter-service-name'];
+  const serviceNamespace = o.flags['adapter-service-namespace'];
+  const remoteUrl = remoteAdapterUrl(o.flags);
+  const claims = watchApiServiceClaims({
+    client: o.ctx.client,
+    self: { ...(service ? { name: service } : {}), ...(serviceNamespace ? { namespace: serviceNamespace } : {}) },
+    ...(remoteUrl ? { remoteUrl } : {}),
+    registry: o.registry,
+    log: o.log,
+  });
+  void claims.check().catch((e: unknown) => o.log.warn({ err: String((e as Error)?.message ?? e) }, 'checking the metrics APIServices failed'));
+  const close = handle.close;
+  return Object.assign(handle, {
+    cachesSynced: reads.synced,
+    close: async () => {
+      claims.stop();
+      await close();
+    },
+  });
 }
 
 /**

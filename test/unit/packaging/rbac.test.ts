@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { KINDS } from '../../../src/api/kinds.ts';
+import { SERVED_APISERVICES } from '../../../src/adapter/apiservice-claims.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const read = (p: string) => readFileSync(join(root, p), 'utf8');
@@ -126,6 +127,19 @@ const USES: Use[] = [
   },
 ];
 
+/**
+ * The adapter's own reads, granted in manifests/rbac-adapter.yaml by name (resourceNames): the APIServices it
+ * would serve, read to tell who holds them (src/adapter/apiservice-watch.ts).
+ */
+const ADAPTER_USES: (Use & { names: string[] })[] = [
+  {
+    group: 'apiregistration.k8s.io', resource: 'apiservices', verbs: ['get'],
+    names: [...SERVED_APISERVICES],
+    at: [['src/adapter/apiservice-watch.ts', 'client.get<ApiServiceLike>(`/apis/apiregistration.k8s.io/v1/apiservices/${name}`)']],
+    why: 'serve reads the metrics APIServices to say when another adapter holds one (never writes them)',
+  },
+];
+
 /** Calls that need no RBAC rule: discovery documents are non-resource URLs every authenticated user may read (system:discovery). */
 const NON_RESOURCE: [string, string][] = [
   ['src/kube/discovery.ts', 'client.get<ApiResourceList>(groupVersionPath('],
@@ -159,8 +173,8 @@ interface Rule {
   nonResourceURLs?: string[];
 }
 
-function manifestRules(kind: 'ClusterRole' | 'Role'): Rule[] {
-  const docs = parseAllDocuments(read('manifests/rbac-controllers.yaml')).map((d) => d.toJS() as { kind: string; rules?: Rule[] });
+function manifestRules(kind: 'ClusterRole' | 'Role', file = 'manifests/rbac-controllers.yaml'): Rule[] {
+  const docs = parseAllDocuments(read(file)).map((d) => d.toJS() as { kind: string; rules?: Rule[] });
   return docs.filter((d) => d.kind === kind).flatMap((d) => d.rules ?? []);
 }
 
@@ -174,13 +188,13 @@ describe('RBAC of manifests/ matches the API calls in src/', () => {
   });
 
   it('every row of the table cites lines that exist in the code', () => {
-    for (const [file, text] of [...USES, LEASE].flatMap((u) => u.at).concat(NON_RESOURCE, [INFORMER_LIST])) {
+    for (const [file, text] of [...USES, LEASE, ...ADAPTER_USES].flatMap((u) => u.at).concat(NON_RESOURCE, [INFORMER_LIST])) {
       expect(read(file), `${file} should contain ${text}`).to.include(text);
     }
   });
 
   it('every API client call in src/ is cited by the table (a new call needs its permission here and in the manifest)', () => {
-    const cited = [...USES, LEASE].flatMap((u) => u.at).concat(NON_RESOURCE, [INFORMER_LIST]);
+    const cited = [...USES, LEASE, ...ADAPTER_USES].flatMap((u) => u.at).concat(NON_RESOURCE, [INFORMER_LIST]);
     const uncited: string[] = [];
     for (const f of sources()) {
       if (f === 'src/kube/api-client.ts') continue;
@@ -212,5 +226,14 @@ describe('RBAC of manifests/ matches the API calls in src/', () => {
 
   it('the leader-election Role grants only get/create/update on leases', () => {
     expect(grantTriples(manifestRules('Role'))).to.deep.equal(triples([LEASE]));
+  });
+
+  it('the adapter ClusterRole grants exactly its reads, each limited to the names the code reads', () => {
+    const rules = manifestRules('ClusterRole', 'manifests/rbac-adapter.yaml');
+    expect(grantTriples(rules)).to.deep.equal(triples(ADAPTER_USES));
+    for (const u of ADAPTER_USES) {
+      const rule = rules.find((r) => r.apiGroups.includes(u.group) && r.resources.includes(u.resource));
+      expect(rule?.resourceNames?.slice().sort(), `${u.group}/${u.resource}`).to.deep.equal(u.names.slice().sort());
+    }
   });
 });
