@@ -117,6 +117,13 @@ describe('e2e: manifests/ on a real kube-apiserver', function () {
     // The VPA recommender's eviction watch (memory-pressure evictions count as OOMs).
     expect(await sa({ verb: 'watch', resource: 'events' })).to.equal(true);
     expect(await sa({ verb: 'update', group: 'coordination.k8s.io', resource: 'leases', namespace: NS })).to.equal(true);
+    // The metrics APIServices, read (by name only) to tell who holds them; never written.
+    for (const name of ['v1beta1.custom.metrics.k8s.io', 'v1beta2.custom.metrics.k8s.io', 'v1beta1.external.metrics.k8s.io']) {
+      expect(await sa({ verb: 'get', group: 'apiregistration.k8s.io', resource: 'apiservices', name }), name).to.equal(true);
+      expect(await sa({ verb: 'update', group: 'apiregistration.k8s.io', resource: 'apiservices', name }), name).to.equal(false);
+    }
+    expect(await sa({ verb: 'get', group: 'apiregistration.k8s.io', resource: 'apiservices', name: 'v1beta1.metrics.k8s.io' })).to.equal(false);
+    expect(await sa({ verb: 'list', group: 'apiregistration.k8s.io', resource: 'apiservices' })).to.equal(false);
     // Least privilege: no writes to workloads themselves, no secrets, no leases elsewhere, no pod deletes.
     expect(await sa({ verb: 'update', group: 'apps', resource: 'deployments', namespace: 'default' })).to.equal(false);
     expect(await sa({ verb: 'delete', resource: 'pods', namespace: 'default' })).to.equal(false);
