@@ -33,18 +33,8 @@ import { PLAIN_TARGETS_AT_50 } from '../src/prediction/dsp/value-replay.ts';
 import { simulate, type SimulationOptions, type SimulationResult } from '../src/simulate/simulate.ts';
 import { craneTraces, loadTrace, otherTraces, valueTraces, type Trace } from './traces.ts';
 import { frontierChart } from './value-chart.ts';
-import {
-  fixedRuleScore,
-  forecastBoundRatio,
-  frontierCostAt,
-  frontierShortAt,
-  bars,
-  holdEvery,
-  scaleToMean,
-  verdict,
-  type FrontierPoint,
-  type ValuePoint,
-} from './value-score.ts';
+import { fixedRuleScore, frontierCostAt, frontierShortAt, verdict, type FrontierPoint, type ValuePoint } from '../src/simulate/frontier.ts';
+import { bars, forecastBoundRatio, holdEvery, scaleToMean } from './value-score.ts';
 
 const DAY = 86_400;
 export const SETTINGS = {

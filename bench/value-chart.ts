@@ -2,7 +2,7 @@
 // frontier as a line through its targets (labelled) and the EHPA in auto and crane mode as marked points.
 // Hand-written SVG like src/simulate/svg-plot.ts, whose helpers it shares.
 import { escapeXml, niceStep } from '../src/simulate/svg-plot.ts';
-import type { FrontierPoint, ValuePoint } from './value-score.ts';
+import type { FrontierPoint, ValuePoint } from '../src/simulate/frontier.ts';
 
 export interface ChartSeries {
   /** e.g. "start-up 0 s". */

@@ -10,6 +10,14 @@ import { defaultReplayStart, simulate, type SimulationResult } from '../simulate
 import { renderSvg } from '../simulate/svg-plot.ts';
 import { quantityMilli } from '../quantity/index.ts';
 import { CronWindowError } from '../cron/cron-window.ts';
+import { BOUNDS } from '../api/bounds.ts';
+import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
+import { workloadCpuQuery } from '../ehpa/observed-query.ts';
+import { UnsupportedQueryError } from '../prediction/history/queries.ts';
+import { PrometheusClient, PrometheusError, redactUrl } from '../prometheus/client.ts';
+import { PROMETHEUS_FLAGS, prometheusOptionsFromFlags, type PrometheusFlags } from '../prometheus/flags.ts';
+import { isoCost, isoCostTable } from '../simulate/iso-cost.ts';
+import type { ParsedSeries } from '../prediction/series-csv.ts';
 
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:\d{2})?$/;
 
@@ -36,7 +44,7 @@ function wholeSeconds<F>(flags: F, name: keyof F & string): number {
  * Progress of a long replay on stderr: nothing for the first `everyMs`, then one line every `everyMs` with
  * the share of steps done. The clock is injected so tests need not wait.
  */
-export function progressPrinter(out: NodeJS.WritableStream, now: () => number = Date.now, everyMs = 5000): (done: number, total: number) => void {
+export function progressPrinter(out: NodeJS.WritableStream, now: () => number = Date.now, everyMs = 5000, unit = 'steps'): (done: number, total: number) => void {
   const started = now();
   let next = started + everyMs;
   return (done, total) => {
@@ -44,7 +52,7 @@ export function progressPrinter(out: NodeJS.WritableStream, now: () => number = 
     if (t < next || done >= total) return;
     next = t + everyMs;
     const pct = Math.floor((100 * done) / Math.max(1, total));
-    out.write(`simulate: ${pct}% (${done} of ${total} steps, ${Math.round((t - started) / 1000)} s)\n`);
+    out.write(`simulate: ${pct}% (${done} of ${total} ${unit}, ${Math.round((t - started) / 1000)} s)\n`);
   };
 }
 
@@ -78,6 +86,18 @@ ready during the interval it measures (decided at earlier steps) times the per-p
 scaleStrategy and specificReplicas are ignored: the replay shows what Auto would do. Times in the output
 are unix seconds.
 
+History from Prometheus (--prometheus-url, instead of --history): the workload's total CPU over the
+--since before --until (default: now), read with the query the TSP controller fits for this EHPA (its CPU
+metric-query annotation, else the built-in workload CPU query of its scale target, confined to its
+namespace), at --step resolution. The query is printed on stderr. The Prometheus auth and TLS flags are
+serve's.
+
+The plain-HPA frontier (--frontier): instead of the step lines and the summary, prints a table: the EHPA as
+written, and plain HPAs (no prediction) at 100 %, 98 %, … 80 %, 70 %, … 40 % of its CPU target, each replayed
+on the same history, all judged by one rule (a minute is short when usage > ready replicas × the EHPA's
+per-pod target), with whether prediction pays: at its replica-hours it is short less than the plain HPAs
+there, or at its short minutes it costs less (docs/tuning-prediction.md).
+
 Pod start-up (--pod-startup D, default 0: pods ready at once): a pod the HPA adds at t serves only from
 t + D, and counts as capacity for a step only if it was ready since the previous step; removals take
 effect at once and remove starting pods first. Starting pods count in the HPA's current replicas (as in
@@ -92,7 +112,10 @@ export const simulateCommand = defineCommand({
   details: DETAILS,
   flags: [
     { name: 'ehpa', type: 'string', default: undefined, help: 'YAML file with an EffectiveHorizontalPodAutoscaler (required)' },
-    { name: 'history', type: 'string', default: undefined, help: 'CSV with a header: time (unix seconds or "YYYY-MM-DD HH:MM:SS" UTC), workload total CPU in cores (required)' },
+    { name: 'history', type: 'string', default: undefined, help: 'CSV with a header: time (unix seconds or "YYYY-MM-DD HH:MM:SS" UTC), workload total CPU in cores (this or --prometheus-url)' },
+    { name: 'since', type: 'duration', default: '14d', help: 'with --prometheus-url: how much history to read, up to --until' },
+    { name: 'until', type: 'string', default: undefined, help: 'with --prometheus-url: end of the history read (unix seconds or "YYYY-MM-DD HH:MM:SS" UTC; default: now)' },
+    { name: 'frontier', type: 'bool', default: false, help: 'print the EHPA against plain HPAs at lower CPU targets on the same history (a table) instead of the step lines and summary' },
     { name: 'from', type: 'string', default: undefined, help: 'replay start (unix seconds or "YYYY-MM-DD HH:MM:SS" UTC); earlier history only feeds the forecaster (default: first sample + the forecaster\'s history length, at most half the data)' },
     { name: 'to', type: 'string', default: undefined, help: 'replay end, inclusive (default: last sample)' },
     { name: 'step', type: 'duration', default: '60s', help: 'HPA sync interval of the replay' },
@@ -108,12 +131,13 @@ export const simulateCommand = defineCommand({
     { name: 'local-zone', type: 'string', default: undefined, help: 'IANA zone that cron timezone "Local" means (default: this process\' zone)' },
     { name: 'plot', type: 'string', default: undefined, help: 'write an SVG chart of usage, forecast and both replica curves to this file' },
     { name: 'print-steps', type: 'bool', default: true, help: 'print the per-step JSON lines (false: summary only)' },
+    ...PROMETHEUS_FLAGS,
   ],
   async run(flags, io) {
     const ehpaPath = flags['ehpa'];
     const historyPath = flags['history'];
     if (!ehpaPath) throw new UsageError('--ehpa is required');
-    if (!historyPath) throw new UsageError('--history is required');
+    if (!historyPath === !flags['prometheus-url']) throw new UsageError('give one of --history (a CSV file) and --prometheus-url');
     const localZone = (flags['local-zone']) ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
     let ehpa;
     try {
@@ -122,14 +146,18 @@ export const simulateCommand = defineCommand({
       if (e instanceof SimulationInputError) throw new UsageError(`${ehpaPath}: ${e.message}`);
       throw e;
     }
-    let history;
-    try {
-      history = parseSeriesCsv(await readText(historyPath, 'history'));
-    } catch (e) {
-      if (e instanceof SeriesCsvError) throw new UsageError(`${historyPath}: ${e.message}`);
-      throw e;
-    }
     const stepSeconds = wholeSeconds(flags, 'step');
+    let history: ParsedSeries;
+    if (historyPath) {
+      try {
+        history = parseSeriesCsv(await readText(historyPath, 'history'));
+      } catch (e) {
+        if (e instanceof SeriesCsvError) throw new UsageError(`${historyPath}: ${e.message}`);
+        throw e;
+      }
+    } else {
+      history = await historyFromPrometheus(flags, ehpa, stepSeconds, io.stderr);
+    }
     const podStartupMs = flags['pod-startup'];
     if (!(podStartupMs >= 0)) throw new UsageError(`--pod-startup must not be negative (got ${podStartupMs / 1000}s)`);
     let podCpuRequestMilli: number;
@@ -156,7 +184,7 @@ export const simulateCommand = defineCommand({
     if (fromS > last || toS < first) throw new UsageError(`the replay window [${fromS}, ${toS}] does not overlap the history [${first}, ${last}]`);
     let result: SimulationResult;
     try {
-      result = simulate({
+      const options = {
         ehpa,
         history,
         fromS,
@@ -173,7 +201,13 @@ export const simulateCommand = defineCommand({
         podStartupSeconds: podStartupMs / 1000,
         onProgress: progressPrinter(io.stderr),
         ...(flags['initial-replicas'] !== undefined ? { initialReplicas: flags['initial-replicas'] } : {}),
-      });
+      };
+      if (flags['frontier']) {
+        const r = isoCost(options, progressPrinter(io.stderr, Date.now, 5000, 'policies replayed'));
+        io.stdout.write(isoCostTable(r));
+        return 0;
+      }
+      result = simulate(options);
     } catch (e) {
       if (e instanceof SimulationInputError || e instanceof CronWindowError) throw new UsageError(`${ehpaPath}: ${e.message}`);
       throw e;
@@ -198,3 +232,31 @@ export const simulateCommand = defineCommand({
     return 0;
   },
 });
+
+/** The workload's CPU history from Prometheus, read as the TSP controller would (I/O: the one network edge here). */
+async function historyFromPrometheus(flags: PrometheusFlags & { since: number; until: string | undefined }, ehpa: EffectiveHorizontalPodAutoscaler, stepSeconds: number, err: NodeJS.WritableStream): Promise<ParsedSeries> {
+  const options = prometheusOptionsFromFlags(flags);
+  if (!options) throw new UsageError('--prometheus-url is required without --history');
+  const sinceMs = flags.since;
+  if (!(sinceMs > 0) || sinceMs % 1000 !== 0) throw new UsageError('--since must be a positive whole number of seconds');
+  if (sinceMs / 1000 > BOUNDS.historyLengthSeconds.max) throw new UsageError(`--since must be at most ${BOUNDS.historyLengthSeconds.max / 86_400}d`);
+  // The one reading of the clock: "the last 14 days" ends now unless --until says otherwise.
+  const untilS = flags.until !== undefined ? parseInstant(flags.until, 'until') : Math.floor(Date.now() / 1000);
+  let query: string;
+  try {
+    query = workloadCpuQuery(ehpa);
+  } catch (e) {
+    if (e instanceof UnsupportedQueryError) throw new UsageError(`the EHPA's CPU query: ${e.message}`);
+    throw e;
+  }
+  err.write(`simulate: reading ${sinceMs / 86_400_000} days of ${query} from ${redactUrl(options.url)}\n`);
+  try {
+    const series = await new PrometheusClient(options).queryRange(query, untilS - sinceMs / 1000, untilS, stepSeconds, { maxSeries: 1 });
+    const s = series[0];
+    if (!s || s.timestamps.length < 2) throw new UsageError(`Prometheus has no history for ${query} between ${untilS - sinceMs / 1000} and ${untilS}: is the scale target's CPU scraped (container_cpu_usage_seconds_total)?`);
+    return { timestamps: s.timestamps, values: s.values };
+  } catch (e) {
+    if (e instanceof PrometheusError) throw new UsageError(`Prometheus: ${e.message}`);
+    throw e;
+  }
+}

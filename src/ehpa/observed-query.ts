@@ -6,6 +6,7 @@ import type { TimeSeriesPrediction } from '../api/prediction.ts';
 import { metricQuery } from '../prediction/history/queries.ts';
 import { resourceAliases } from '../metric-values/tsp-lookup.ts';
 import { predictedMetrics, predictionMetricEntry } from './predicted-metrics.ts';
+import { POD_CPU_USAGE_IDENTIFIER } from '../api/names.ts';
 
 /**
  * The query the forecast of `rid` (or its alias) is fitted on; undefined when the EHPA does not predict it.
@@ -19,4 +20,17 @@ export function observedQueryFor(ehpa: EffectiveHorizontalPodAutoscaler, rid: st
   const ref = ehpa.spec.scaleTargetRef;
   const where = { metadata: { namespace: ehpa.metadata.namespace }, spec: { targetRef: { kind: ref.kind, name: ref.name } } } as TimeSeriesPrediction;
   return metricQuery(where, predictionMetricEntry(p));
+}
+
+/**
+ * The PromQL of the workload's total CPU in cores, as the TSP controller would fit it: the EHPA's own CPU
+ * prediction query (a metric-query annotation included) when it predicts CPU, else the built-in workload
+ * CPU query for its scale target. Throws, with the reason, when the namespace confinement refuses it.
+ */
+export function workloadCpuQuery(ehpa: EffectiveHorizontalPodAutoscaler): string {
+  const own = observedQueryFor(ehpa, POD_CPU_USAGE_IDENTIFIER);
+  if (own !== undefined) return own;
+  const ref = ehpa.spec.scaleTargetRef;
+  const where = { metadata: { namespace: ehpa.metadata.namespace }, spec: { targetRef: { kind: ref.kind, name: ref.name } } } as TimeSeriesPrediction;
+  return metricQuery(where, { resourceIdentifier: POD_CPU_USAGE_IDENTIFIER, type: 'ResourceQuery', resourceQuery: 'cpu' });
 }

@@ -110,6 +110,10 @@ describe('ehpa-adapter simulate', function () {
       ['bad request', ['--ehpa', ehpa, '--history', history, '--pod-cpu-request', 'lots'], /--pod-cpu-request/],
       ['bad --pod-startup', ['--ehpa', ehpa, '--history', history, '--pod-startup', 'soon'], /--pod-startup/],
       ['negative --pod-startup', ['--ehpa', ehpa, '--history', history, '--pod-startup=-5s'], /--pod-startup must not be negative/],
+      ['neither --history nor --prometheus-url', ['--ehpa', ehpa], /give one of --history \(a CSV file\) and --prometheus-url/],
+      ['both --history and --prometheus-url', ['--ehpa', ehpa, '--history', history, '--prometheus-url', 'http://127.0.0.1:9'], /give one of --history/],
+      ['--since beyond the bound', ['--ehpa', ehpa, '--prometheus-url', 'http://127.0.0.1:9', '--since', '100d'], /--since must be at most 90d/],
+      ['credentials in --prometheus-url', ['--ehpa', ehpa, '--prometheus-url', 'http://u:p@127.0.0.1:9'], /must not carry credentials/],
       ['no CPU metric', ['--ehpa', file('qps.yaml', readFileSync(EXAMPLE, 'utf8').replace(/metrics:\n(.|\n)*?(?= {2}prediction:)/, 'metrics:\n    - type: External\n      external:\n        metric: {name: qps}\n        target: {type: Value, value: "10"}\n')), '--history', history], /replays CPU only/],
     ];
     for (const [name, args, message] of cases) {
@@ -121,6 +125,34 @@ describe('ehpa-adapter simulate', function () {
         expect(io.out()).to.equal('');
       });
     }
+  });
+
+  it('a Prometheus that does not answer: the query it tried and one line with the cause, exit 2', async () => {
+    const io = captureIO();
+    const ehpa = file('e2.yaml', readFileSync(EXAMPLE, 'utf8'));
+    expect(await runCli(['simulate', '--ehpa', ehpa, '--prometheus-url', 'http://127.0.0.1:9', '--since', '1d', '--until', '1700000000', '--prometheus-timeout', '5s'], io)).to.equal(2);
+    const lines = io.err().trimEnd().split('\n');
+    expect(lines).to.have.length(2);
+    expect(lines[0]).to.match(/^simulate: reading 1 days of .*container_cpu_usage_seconds_total.*namespace="default".* from http:\/\/127\.0\.0\.1:9$/);
+    expect(lines[1]).to.match(/Prometheus: /);
+    expect(io.out()).to.equal('');
+  });
+
+  it('--frontier prints the EHPA against plain HPAs at lower targets on the same history, and the verdict', async () => {
+    const io = captureIO();
+    const args = ['simulate', '--ehpa', EXAMPLE, '--history', TRACE, '--from', '2021-08-16 00:00:00', '--to', '2021-08-16 23:59:00', '--local-zone', 'UTC', '--pod-startup', '2m', '--frontier'];
+    expect(await runCli(args, io), io.err()).to.equal(0);
+    const out = io.out();
+    expect(out).to.match(/^Short: usage > ready replicas × 2 core/);
+    expect(out).to.match(/^\| EHPA as written \| 50% \| \d+ \| [\d.]+ \| [\d.]+ \|$/m);
+    const plain = out.split('\n').filter((l) => l.startsWith('| plain HPA |'));
+    expect(plain.map((l) => l.split('|')[2]!.trim())).to.deep.equal(['50%', '49%', '48%', '47%', '46%', '45%', '44%', '43%', '42%', '41%', '40%', '35%', '30%', '25%', '20%']);
+    // Replica-hours grow as the target falls (each row's ratio to the 50 % HPA).
+    const ratios = plain.map((l) => Number(l.split('|')[5]));
+    expect(ratios[0]).to.equal(1);
+    expect(ratios[ratios.length - 1]).to.be.greaterThan(1.5);
+    expect(out).to.match(/^Verdict: prediction (pays|does not pay) \(.+\)\.$/m);
+    expect(out).not.to.match(/"type":"step"/);
   });
 
   it('--help documents the assumptions', async () => {
