@@ -71,7 +71,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{/* The controllers flag: controllers plus vpa-recommender when enabled. */}}
 {{- define "ehpa-adapter.controllers" -}}
 {{- $c := list -}}
-{{- range .Values.controllers }}{{- if ne . "vpa-recommender" }}{{- $c = append $c . -}}{{- end }}{{- end -}}
+{{- range .Values.controllers }}{{- $c = append $c . -}}{{- end -}}
 {{- if .Values.vpaRecommender.enabled }}{{- $c = append $c "vpa-recommender" -}}{{- end -}}
 {{- join "," $c -}}
 {{- end -}}

@@ -116,6 +116,9 @@ describe('charts/ehpa-adapter (helm template over the values matrix)', function 
     for (const c of crds) expect(c.metadata!.annotations?.['helm.sh/resource-policy']).to.equal('keep');
     for (const kind of ['ServiceMonitor', 'PodMonitor', 'PrometheusRule', 'Certificate', 'Issuer', 'Namespace']) expect(kinds(objs, kind), kind).to.have.length(0);
     expect(one(objs, 'PodDisruptionBudget').spec.minAvailable).to.equal(1);
+    // One replica: no PDB, which would block every drain.
+    expect(kinds(render({ set: ['replicas=1'] }), 'PodDisruptionBudget')).to.have.length(0);
+    expect(parseFlags(serveCommand.flags, args(render({ setJson: ['controllers=[]', 'vpaRecommender.enabled=false'] })))['controllers']).to.equal('');
     expect(one(objs, 'Deployment').spec.replicas).to.equal(2);
   });
 
@@ -339,6 +342,8 @@ describe('charts/ehpa-adapter (helm template over the values matrix)', function 
     expect(renderError({ set: ['vpaCrds.install=sometimes'] })).to.match(/vpaCrds|install/);
     expect(renderError({ setJson: ['controllers=["ehpa","hpa"]'] })).to.match(/controllers/);
     expect(renderError({ set: ['remoteAdapter.url=http://plain:80'] })).to.match(/remoteAdapter|url/);
+    // The VPA recommender is switched by vpaRecommender.enabled only, so the two cannot disagree.
+    expect(renderError({ setJson: ['controllers=["ehpa","vpa-recommender"]'] })).to.match(/controllers/);
     expect(renderError({ setJson: ['extraArgs=["forecast-workers=3"]'] })).to.match(/extraArgs/);
   });
 
