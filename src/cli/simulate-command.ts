@@ -222,6 +222,7 @@ export const simulateCommand = defineCommand({
         title: `ehpa-adapter simulate: ${ehpa.metadata.namespace}/${ehpa.metadata.name} (${new Date(fromS * 1000).toISOString()} to ${new Date(toS * 1000).toISOString()})`,
         stepSeconds,
         perPodTargetCores: result.summary.perPodTargetCores,
+        summary: result.summary,
       });
       try {
         await writeFile(plot, svg);

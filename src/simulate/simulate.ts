@@ -122,6 +122,8 @@ export interface SimulationStep {
   /** Largest forecast in [t, t + window]: what the adapter splits over the pods. */
   forecastWindowMaxCores: number | null;
   cronReplicas: number | null;
+  /** A cron window of the EHPA is active at this step (absent: none is). */
+  cronActive?: boolean;
   ehpa: StepReplicas;
   plain: StepReplicas;
   /** The forecast in force stepped aside (it did not pay): the predicted metric served the observed usage. */
@@ -146,11 +148,11 @@ export function perPodTargetCores(metrics: readonly V2MetricSpec[], podCpuReques
 
 const DEFAULT_CPU_METRIC: V2MetricSpec = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } };
 
-function cronValue(ehpa: EffectiveHorizontalPodAutoscaler, nowMs: number, localZone: string, current: number): number {
+function cronValue(ehpa: EffectiveHorizontalPodAutoscaler, nowMs: number, localZone: string, current: number): { replicas: number; active: boolean } {
   const active = (ehpa.spec.crons ?? []).filter((c) => cronWindowActive(c, nowMs, localZone)).map((c) => c.targetReplicas ?? 0);
   const r = cronReplicas({ activeTargets: active, hasOtherMetrics: (ehpa.spec.metrics?.length ?? 0) > 0, minReplicas: ehpa.spec.minReplicas ?? 1, currentReplicas: current });
   // currentReplicas is always given, so the result is always ok.
-  return r.ok ? r.replicas : current;
+  return { replicas: r.ok ? r.replicas : current, active: active.length > 0 };
 }
 
 export function simulate(o: SimulationOptions): SimulationResult {
@@ -223,7 +225,7 @@ export function simulate(o: SimulationOptions): SimulationResult {
     // Stepped aside, the predicted metric serves the observed usage: the HPA scales as a plain one.
     const forecastCores = fed?.windowMaxCores ?? (fed?.steppedAside ? usage : undefined);
     const cron = usesCron ? cronValue(ehpa, nowMs, o.localZone, ehpaBefore) : undefined;
-    const e = ehpaHpa.sync({ nowMs, usageCores: usage, forecastCores, cronReplicas: cron });
+    const e = ehpaHpa.sync({ nowMs, usageCores: usage, forecastCores, cronReplicas: cron?.replicas });
     const p = plainHpa.sync({ nowMs, usageCores: usage });
     const step: SimulationStep = {
       t,
@@ -231,7 +233,8 @@ export function simulate(o: SimulationOptions): SimulationResult {
       forecastCores: fed?.pointCores ?? null,
       forecastWindowMaxCores: fed?.windowMaxCores ?? null,
       ...(fed?.steppedAside ? { steppedAside: true } : {}),
-      cronReplicas: cron ?? null,
+      cronReplicas: cron?.replicas ?? null,
+      ...(cron?.active ? { cronActive: true } : {}),
       ehpa: { replicas: e.replicas, readyReplicas: ehpaReady, proposals: e.proposals, ...(e.limitedBy ? { limitedBy: e.limitedBy } : {}), underProvisioned: usage > ehpaReady * targetCores + 1e-9 },
       plain: { replicas: p.replicas, readyReplicas: plainReady, proposals: p.proposals, ...(p.limitedBy ? { limitedBy: p.limitedBy } : {}), underProvisioned: usage > plainReady * targetCores + 1e-9 },
     };

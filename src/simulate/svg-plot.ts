@@ -5,6 +5,7 @@
 // one-minute steps) are drawn from at most a few thousand points: past MAX_LINE_POINTS a path keeps, per
 // pixel column, the lowest and the highest point, so spikes stay visible; nothing spreads an array into
 // arguments (Math.max(...steps) overflows the stack near 100,000 values).
+import type { SimulationSummary } from './summary.ts';
 import type { SimulationStep } from './simulate.ts';
 
 // Exported with linePath/timeValueAxis so other charts (scripts/demo) share the look and the arithmetic.
@@ -144,7 +145,8 @@ export function timeValueAxis(panel: { y: number; h: number }, max: number, labe
   return out;
 }
 
-function strips(steps: readonly SimulationStep[], sx: Scale, which: 'ehpa' | 'plain', y: number, stepSeconds: number): string {
+/** Rectangles over the runs of steps where `on` holds (runs closer than a pixel merge). */
+function runRects(steps: readonly SimulationStep[], sx: Scale, on: (s: SimulationStep) => boolean, y: number, height: number, stepSeconds: number): string {
   const rects: string[] = [];
   let start: number | undefined;
   let prev = 0;
@@ -160,7 +162,7 @@ function strips(steps: readonly SimulationStep[], sx: Scale, which: 'ehpa' | 'pl
     start = undefined;
   };
   for (const s of steps) {
-    if (s[which].underProvisioned) {
+    if (on(s)) {
       if (start === undefined || s.t - prev > stepSeconds) {
         flush(prev + stepSeconds);
         start = s.t;
@@ -169,14 +171,30 @@ function strips(steps: readonly SimulationStep[], sx: Scale, which: 'ehpa' | 'pl
     } else flush(prev + stepSeconds);
   }
   flush(prev + stepSeconds);
-  for (const [x0, x1] of runs) rects.push(`<rect x="${fmt(x0)}" y="${y}" width="${fmt(x1 - x0)}" height="10"/>`);
-  return `<g id="under-${which}" class="under">${rects.join('')}</g>`;
+  for (const [x0, x1] of runs) rects.push(`<rect x="${fmt(x0)}" y="${y}" width="${fmt(x1 - x0)}" height="${height}"/>`);
+  return rects.join('');
+}
+
+function strips(steps: readonly SimulationStep[], sx: Scale, which: 'ehpa' | 'plain', y: number, stepSeconds: number): string {
+  return `<g id="under-${which}" class="under">${runRects(steps, sx, (s) => s[which].underProvisioned, y, 10, stepSeconds)}</g>`;
 }
 
 export interface PlotOptions {
   title: string;
   stepSeconds: number;
   perPodTargetCores: number;
+  /** The replay's summary: its figures are printed under the title, so a chart shared alone says what it shows. */
+  summary?: SimulationSummary;
+}
+
+const n1 = (x: number) => String(Math.round(x * 10) / 10);
+
+/** One line of the summary's figures: what each policy cost and how long it was short. */
+export function summaryLine(s: SimulationSummary): string {
+  const side = (name: string, r: SimulationSummary['ehpa']) => `${name}: ${n1(r.underProvisionedMinutes)} short min, ${n1(r.replicaHours)} replica-h (avg ${n1(r.averageReplicas)})`;
+  const aside = s.stepsSteppedAside ? `; forecast stepped aside on ${Math.round((100 * s.stepsSteppedAside) / Math.max(1, s.steps))} % of steps` : '';
+  const none = s.stepsWithoutForecast ? `; no forecast on ${Math.round((100 * s.stepsWithoutForecast) / Math.max(1, s.steps))} %` : '';
+  return `${side('EHPA', s.ehpa)} · ${side('plain HPA', s.plain)}${aside}${none}`;
 }
 
 export function renderSvg(steps: readonly SimulationStep[], o: PlotOptions): string {
@@ -215,12 +233,15 @@ export function renderSvg(steps: readonly SimulationStep[], o: PlotOptions): str
     `<style>.grid{stroke:#e5e5e5;stroke-width:1}.frame{fill:none;stroke:#888}.tick{fill:#444;font-size:11px}.axis-label{fill:#222}` +
       `.usage{stroke:#1f77b4;fill:none;stroke-width:1.2}.forecast{stroke:#ff7f0e;fill:none;stroke-width:1.2}` +
       `.window-max{stroke:#ffbb78;fill:none;stroke-width:1;stroke-dasharray:4 3}.ehpa{stroke:#2ca02c;fill:none;stroke-width:1.6}` +
-      `.plain{stroke:#7f7f7f;fill:none;stroke-width:1.6;stroke-dasharray:6 3}.under rect{fill:#d62728;opacity:0.7}</style>`,
+      `.plain{stroke:#7f7f7f;fill:none;stroke-width:1.6;stroke-dasharray:6 3}.under rect{fill:#d62728;opacity:0.7}.cron rect{fill:#9ecae1;opacity:0.35}</style>`,
     `<rect x="0" y="0" width="${WIDTH}" height="${HEIGHT}" fill="#fff"/>`,
     `<text x="${LEFT}" y="22" font-size="15" font-weight="bold">${escapeXml(o.title)}</text>`,
+    ...(o.summary ? [`<text id="summary" x="${WIDTH - RIGHT}" y="22" text-anchor="end" class="tick">${escapeXml(summaryLine(o.summary))}</text>`] : []),
     legend,
     ...timeValueAxis(TOP_PANEL, cpuMax, 'CPU (cores)', sx, from, to),
     ...timeValueAxis(BOTTOM_PANEL, repMax, 'replicas', sx, from, to),
+    // Cron windows shade the replica panel, behind the curves: the replicas they hold are the cron's, not the forecast's.
+    `<g id="cron-windows" class="cron">${runRects(steps, sx, (s) => s.cronActive === true, BOTTOM_PANEL.y, BOTTOM_PANEL.h, o.stepSeconds)}</g>`,
     `<path id="series-usage" class="usage" d="${linePath(steps, sx, yCpu, (s) => s.usageCores, false)}"/>`,
     `<path id="series-forecast-window-max" class="window-max" d="${linePath(steps, sx, yCpu, (s) => s.forecastWindowMaxCores, true)}"/>`,
     `<path id="series-forecast" class="forecast" d="${linePath(steps, sx, yCpu, (s) => s.forecastCores, false)}"/>`,
@@ -230,7 +251,7 @@ export function renderSvg(steps: readonly SimulationStep[], o: PlotOptions): str
     strips(steps, sx, 'ehpa', STRIPS_Y, o.stepSeconds),
     `<text x="${LEFT}" y="${STRIPS_Y + 27}" text-anchor="end" class="tick" dx="-6">HPA short</text>`,
     strips(steps, sx, 'plain', STRIPS_Y + 18, o.stepSeconds),
-    `<text x="${WIDTH - RIGHT}" y="${HEIGHT - 8}" text-anchor="end" class="tick">red: demand above replicas × ${fmt(o.perPodTargetCores * 1000) }m per pod (under-provisioned); times UTC</text>`,
+    `<text x="${WIDTH - RIGHT}" y="${HEIGHT - 8}" text-anchor="end" class="tick">red: demand above replicas × ${fmt(o.perPodTargetCores * 1000) }m per pod (under-provisioned); blue: cron windows; times UTC</text>`,
     `</svg>`,
   ];
   return parts.join('\n') + '\n';

@@ -72,14 +72,17 @@ describe('ehpa-adapter simulate', function () {
     });
 
     it('the cron window (weekdays 08:00-10:00 UTC, 20 replicas) holds the EHPA at 20 or more', () => {
-      const steps = lines.slice(0, -1) as { t: number; cronReplicas: number; ehpa: { replicas: number } }[];
+      const steps = lines.slice(0, -1) as { t: number; cronReplicas: number; cronActive?: boolean; ehpa: { replicas: number } }[];
       const inWindow = steps.filter((s) => s.t >= 1629072000 + 8 * 3600 + 60 && s.t < 1629072000 + 10 * 3600);
-      expect(inWindow.every((s) => s.cronReplicas === 20 && s.ehpa.replicas >= 20)).to.equal(true);
+      expect(inWindow.every((s) => s.cronReplicas === 20 && s.ehpa.replicas >= 20 && s.cronActive === true)).to.equal(true);
       expect(steps.find((s) => s.t === 1629072000 + 7 * 3600)!.cronReplicas).to.equal(2); // minReplicas outside
+      expect(steps.filter((s) => s.cronActive).length).to.equal(120); // two hours of one-minute steps
     });
 
     it('writes a well-formed SVG with the five series, each a non-trivial path', () => {
       const text = readFileSync(svgPath, 'utf8');
+      // The cron window shaded (one run), and the summary's figures under the title.
+      expect(text).to.match(/<g id="cron-windows" class="cron"><rect [^>]+\/><\/g>/).and.match(/<text id="summary"[^>]*>EHPA: [\d.]+ short min/);
       expect(XMLValidator.validate(text)).to.equal(true);
       const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(text) as { svg: { width: string; path: { id: string; d: string }[] } };
       expect(doc.svg.width).to.equal('1200');

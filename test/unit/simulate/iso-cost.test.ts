@@ -24,7 +24,7 @@ function ehpa(target: Record<string, unknown>): EffectiveHorizontalPodAutoscaler
       maxReplicas: 100,
       metrics: [{ type: 'Resource', resource: { name: 'cpu', target } }],
     },
-  } as EffectiveHorizontalPodAutoscaler;
+  } as unknown as EffectiveHorizontalPodAutoscaler;
 }
 
 const options = (e: EffectiveHorizontalPodAutoscaler, podStartupSeconds = 120): SimulationOptions => ({
@@ -39,6 +39,7 @@ const options = (e: EffectiveHorizontalPodAutoscaler, podStartupSeconds = 120): 
   localZone: 'UTC',
   seed: 1,
   predictionFallback: 'observed',
+  forecastRetrySeconds: 600,
   podStartupSeconds,
 });
 

@@ -2,7 +2,7 @@
 // progress callback.
 import { expect } from 'chai';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import { downsamplePerColumn, linePath, MAX_LINE_POINTS, renderSvg } from '../../../src/simulate/svg-plot.ts';
+import { downsamplePerColumn, linePath, MAX_LINE_POINTS, renderSvg, summaryLine } from '../../../src/simulate/svg-plot.ts';
 import { simulate, type SimulationStep } from '../../../src/simulate/simulate.ts';
 
 const T0 = 1_700_438_400;
@@ -48,6 +48,30 @@ describe('simulate --plot on long replays', () => {
     const plainStrip = doc.svg.g.find((g) => g.id === 'under-plain');
     const rects = Array.isArray(plainStrip?.rect) ? plainStrip.rect.length : 1;
     expect(rects).to.be.at.most(1200);
+  });
+
+  it('shades cron windows in the replica panel and prints the summary figures under the title', () => {
+    // Two cron windows (steps 100-159 and 400-419) in 600 steps.
+    const steps = Array.from({ length: 600 }, (_, i) => ({ ...step(i, 3, 6, 3), ...((i >= 100 && i < 160) || (i >= 400 && i < 420) ? { cronActive: true } : {}) }));
+    const summary = simulate({
+      ehpa: { apiVersion: 'autoscaling.crane.io/v1alpha1', kind: 'EffectiveHorizontalPodAutoscaler', metadata: { name: 'w', namespace: 'n' }, spec: { scaleTargetRef: { kind: 'Deployment', name: 'w' }, maxReplicas: 10 } } as never,
+      history: { timestamps: steps.map((s) => s.t), values: steps.map(() => 3) },
+      fromS: T0, toS: T0 + 60 * 599, stepSeconds: 60, podCpuRequestMilli: 1000, tolerance: 0.1, downscaleStabilizationSeconds: 300, localZone: 'UTC', seed: 1, predictionFallback: 'observed', forecastRetrySeconds: 600,
+    }).summary;
+    const svg = renderSvg(steps, { title: 'cron', stepSeconds: 60, perPodTargetCores: 0.5, summary });
+    expect(XMLValidator.validate(svg)).to.equal(true);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(svg) as { svg: { g: { id: string; rect?: { x: string; width: string }[] | { x: string; width: string } }[]; text: { id?: string; '#text': string }[] } };
+    const cron = doc.svg.g.find((g) => g.id === 'cron-windows');
+    const rects = [cron?.rect ?? []].flat();
+    expect(rects).to.have.length(2);
+    // The first window is three times as wide as the second (60 against 20 steps).
+    expect(Number(rects[0]!.width) / Number(rects[1]!.width)).to.be.closeTo(3, 0.1);
+    const text = doc.svg.text.find((t) => t.id === 'summary');
+    expect(text?.['#text']).to.equal(summaryLine(summary));
+    expect(summaryLine(summary)).to.match(/^EHPA: [\d.]+ short min, [\d.]+ replica-h \(avg [\d.]+\) · plain HPA: [\d.]+ short min, [\d.]+ replica-h \(avg [\d.]+\)$/);
+    // Without cron windows or a summary, neither appears.
+    const bare = renderSvg(steps.map(({ cronActive: _c, ...s }) => s), { title: 'bare', stepSeconds: 60, perPodTargetCores: 0.5 });
+    expect(bare).to.match(/<g id="cron-windows" class="cron"><\/g>/).and.not.match(/id="summary"/);
   });
 
   it('short replays are drawn point by point, as before', () => {
