@@ -11,7 +11,7 @@
 //    under the chart's service-account identity as the other e2e suites run it. The only edits are where a pod
 //    would be: the chart's Service becomes an ExternalName to localhost and the APIServices' port is the
 //    process's port. Then an EHPA with a cron window active now makes its HPA scale the Deployment to the
-//    window's replicas. helm upgrade and a second release's dry run exercise the VPA CRD lookup and the notes.
+//    window's replicas. helm upgrade and a second release's dry run exercise the APIService and VPA CRD lookups and the notes.
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -132,11 +132,14 @@ describe('e2e: charts/ehpa-adapter on a real kube-apiserver', function () {
       expect(manifest).to.match(/name: verticalpodautoscalers\.autoscaling\.k8s\.io/);
     });
 
-    it('helm upgrade keeps the VPA CRDs it installed (its lookup finds them as its own)', () => {
+    it('helm upgrade keeps the VPA CRDs and the APIServices it installed (its lookups find them as its own)', () => {
       helm('upgrade', 'ehpa-adapter', CHART_DIR, '--namespace', 'ehpa-system', '--set', 'replicas=0', '--wait=false');
       const manifest = helm('get', 'manifest', 'ehpa-adapter', '--namespace', 'ehpa-system');
       expect(manifest).to.match(/name: verticalpodautoscalers\.autoscaling\.k8s\.io/);
       expect(manifest).to.match(/name: verticalpodautoscalercheckpoints\.autoscaling\.k8s\.io/);
+      // The same lookup for the APIServices (auto): they point at this release's Service, so they stay
+      // claimed; dropping them from the release would make Helm delete them.
+      expect(manifest.match(/kind: APIService/g) ?? []).to.have.length(3);
     });
 
     it('serve runs with the chart\'s controller flags; the HPA scales on the cron metric through the chart\'s APIServices', async function () {
@@ -182,14 +185,24 @@ describe('e2e: charts/ehpa-adapter on a real kube-apiserver', function () {
       expect(Date.now(), 'scaled within the cron window').to.be.below(window.endMs);
     });
 
-    it('VPA CRDs someone else installed are left alone (auto), and a foreign APIService is named in the notes', async () => {
+    it('beside another Service holding the APIServices: auto leaves them (and says what EHPAs lose), true takes over and says from whom; VPA CRDs of someone else are left alone', async () => {
       const c = env.cluster;
-      // Another release's view: the VPA CRD exists and is not its own, so auto renders none.
-      // --take-ownership: without it the dry run stops at the first object the installed release owns.
-      const other = helm('install', 'second-ehpa-adapter', CHART_DIR, '--namespace', 'ehpa-system', '--dry-run=server', '--take-ownership', '--set', 'replicas=0');
-      expect(other).to.not.match(/name: verticalpodautoscalers\.autoscaling\.k8s\.io/);
-      // Its APIServices would take over ehpa-adapter's: the notes say whose, and what to do.
-      expect(other).to.match(/WARNING: v1beta1\.external\.metrics\.k8s\.io was served by ehpa-system\/ehpa-adapter; this release took it over\. Its metrics now answer 404/);
+      // A second release sees APIServices and VPA CRDs that another release's Service and annotations own,
+      // as it would see KEDA's or prometheus-adapter's. --take-ownership: without it the dry run stops at
+      // the first object the installed release owns (the Crane CRDs).
+      const dryRun = (...set: string[]) => helm('install', 'second-ehpa-adapter', CHART_DIR, '--namespace', 'ehpa-system', '--dry-run=server', '--take-ownership', '--set', 'replicas=0', ...set.flatMap((s) => ['--set', s]));
+      const auto = dryRun();
+      expect(auto).to.not.match(/kind: APIService/);
+      expect(auto).to.match(/Metric APIs claimed: none\./);
+      expect(auto).to.match(/v1beta1\.external\.metrics\.k8s\.io: left to ehpa-system\/ehpa-adapter \(apiServices\.externalV1beta1=auto\), which keeps answering its metrics\. EHPAs go without the cron/);
+      expect(auto).to.not.match(/name: verticalpodautoscalers\.autoscaling\.k8s\.io/);
+      expect(auto).to.not.match(/WARNING/);
+      const taken = dryRun('apiServices.externalV1beta1=true');
+      expect(taken.match(/kind: APIService/g) ?? []).to.have.length(1);
+      expect(taken).to.match(/WARNING: v1beta1\.external\.metrics\.k8s\.io was served by ehpa-system\/ehpa-adapter; this release took it over \(apiServices\.externalV1beta1=true\)\. Its metrics now answer 404/);
+      // Nothing changed on the cluster: the first release still holds the APIService and the CRD.
+      const a = await c.admin.getJson<{ spec: { service: { name: string } } }>('/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.external.metrics.k8s.io');
+      expect(a.spec.service.name).to.equal('ehpa-adapter');
       expect((await c.admin.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/verticalpodautoscalers.autoscaling.k8s.io')).status).to.equal(200);
     });
   });

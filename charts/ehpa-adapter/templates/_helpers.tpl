@@ -76,6 +76,38 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- join "," $c -}}
 {{- end -}}
 
-{{- define "ehpa-adapter.anyApiService" -}}
-{{- if or .Values.apiServices.customV1beta1 .Values.apiServices.customV1beta2 .Values.apiServices.externalV1beta1 -}}true{{- end -}}
+{{/*
+The three metrics APIServices and whether this release claims each: {items: [{name, group, version,
+priority, key, setting, claim, owner}]}. "auto" claims one that is absent or already points at this
+release's Service, and leaves one another Service holds (owner) to it. lookup answers nothing under
+`helm template`, so there every "auto" claims.
+*/}}
+{{- define "ehpa-adapter.apiServiceClaims" -}}
+{{- $fullname := include "ehpa-adapter.fullname" . -}}
+{{- $out := list -}}
+{{- $defs := list
+  (dict "key" "customV1beta1" "group" "custom.metrics.k8s.io" "version" "v1beta1" "priority" 100)
+  (dict "key" "customV1beta2" "group" "custom.metrics.k8s.io" "version" "v1beta2" "priority" 200)
+  (dict "key" "externalV1beta1" "group" "external.metrics.k8s.io" "version" "v1beta1" "priority" 100)
+-}}
+{{- range $defs -}}
+{{- $setting := toString (get $.Values.apiServices .key) -}}
+{{- $name := printf "%s.%s" .version .group -}}
+{{- $claim := eq $setting "true" -}}
+{{- $owner := "" -}}
+{{- $existing := lookup "apiregistration.k8s.io/v1" "APIService" "" $name -}}
+{{- if $existing -}}
+{{- $svc := dig "spec" "service" nil $existing -}}
+{{- if not $svc -}}
+{{- $owner = "kube-apiserver itself" -}}
+{{- else if not (and (eq (toString (dig "name" "" $svc)) $fullname) (eq (toString (dig "namespace" "" $svc)) $.Release.Namespace)) -}}
+{{- $owner = printf "%s/%s" (toString (dig "namespace" "" $svc)) (toString (dig "name" "" $svc)) -}}
+{{- end -}}
+{{- end -}}
+{{- if eq $setting "auto" -}}
+{{- $claim = not $owner -}}
+{{- end -}}
+{{- $out = append $out (merge (dict "name" $name "setting" $setting "claim" $claim "owner" $owner) .) -}}
+{{- end -}}
+{{- toYaml (dict "items" $out) -}}
 {{- end -}}

@@ -172,6 +172,11 @@ describe('charts/ehpa-adapter (helm template over the values matrix)', function 
   });
 
   it('each APIService is claimed by its own value', () => {
+    // auto (the default) claims all three where no cluster can be asked (helm template); the lookup itself
+    // is exercised against a real kube-apiserver in test/e2e/helm-chart.test.ts.
+    const values = parse(readFileSync(join(CHART_DIR, 'values.yaml'), 'utf8')) as { apiServices: Record<string, unknown> };
+    expect(values.apiServices).to.include({ customV1beta1: 'auto', customV1beta2: 'auto', externalV1beta1: 'auto' });
+    expect(apiServiceNames(render({ set: ['apiServices.customV1beta1=true'] }))).to.deep.equal(ALL_APIS);
     expect(apiServiceNames(render(find('only the external API')))).to.deep.equal(['v1beta1.external.metrics.k8s.io']);
     expect(apiServiceNames(render({ set: ['apiServices.externalV1beta1=false'] }))).to.deep.equal(['v1beta1.custom.metrics.k8s.io', 'v1beta2.custom.metrics.k8s.io']);
     expect(apiServiceNames(render({ set: ['apiServices.customV1beta1=false'] }))).to.deep.equal(['v1beta1.external.metrics.k8s.io', 'v1beta2.custom.metrics.k8s.io']);
