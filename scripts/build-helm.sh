@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Obtain the helm CLI for the chart tests (test/unit/packaging/helm-chart.test.ts, test/e2e/helm-chart.test.ts)
+# Obtain the helm CLI for the chart tests (test/slow/helm-chart.test.ts, test/e2e/helm-chart.test.ts)
 # and scripts/gen-manifests.ts, which renders manifests/ from charts/ehpa-adapter.
 #
 # Order of preference:

@@ -1,7 +1,7 @@
 // Generates the kustomize install (manifests/*.yaml, except kustomization.yaml and components/) from the Helm
 // chart with its default values: `node --import tsx scripts/gen-manifests.ts` (`--check`: exit 1 when the
 // committed files differ). Also copies crds/*.yaml into the chart (charts/ehpa-adapter/files/crds), since a
-// chart cannot read files outside its directory. test/unit/packaging/helm-chart.test.ts fails when either
+// chart cannot read files outside its directory. test/slow/helm-chart.test.ts fails when either
 // copy is stale, so edit the chart (or scripts/gen-crds.ts), not the generated files.
 import { readFileSync, writeFileSync, readdirSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';

@@ -1,4 +1,4 @@
-// The values combinations the chart is rendered with in test/unit/packaging/helm-chart.test.ts (properties)
+// The values combinations the chart is rendered with in test/slow/helm-chart.test.ts (properties)
 // and test/e2e/helm-chart.test.ts (every object through server-side dry run on a real kube-apiserver).
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';

@@ -2,7 +2,8 @@
 // scripts/build-helm.sh) over the values matrix of test/helpers/chart-matrix.ts: `helm lint`, the properties
 // each value promises, the values schema's refusals, and manifests/ being exactly the chart's default
 // rendering. Schema validation of every rendered object against a real kube-apiserver is in
-// test/e2e/helm-chart.test.ts.
+// test/e2e/helm-chart.test.ts. In test/slow, not test/unit: it needs helm (scripts/build-helm.sh builds it from
+// the Go module proxy the first time), and the unit tier promises no network.
 import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,12 +12,12 @@ import { join } from 'node:path';
 import type { Context } from 'mocha';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
-import { CHART_DIR, MANIFESTS_DIR, helmBin, helmTemplate, type RenderOptions } from '../../../scripts/helm-chart.ts';
-import { generatedFiles, staleFiles } from '../../../scripts/gen-manifests.ts';
-import { defaultMetricDefinitions, exposedSeries, scanMetricDefinitions } from '../../../scripts/gen-flag-docs.ts';
-import { parseFlags } from '../../../src/config/flags.ts';
-import { serveCommand } from '../../../src/cli/serve-command.ts';
-import { CHART_MATRIX, renderObjects } from '../../helpers/chart-matrix.ts';
+import { CHART_DIR, MANIFESTS_DIR, helmBin, helmTemplate, type RenderOptions } from '../../scripts/helm-chart.ts';
+import { generatedFiles, staleFiles } from '../../scripts/gen-manifests.ts';
+import { defaultMetricDefinitions, exposedSeries, scanMetricDefinitions } from '../../scripts/gen-flag-docs.ts';
+import { parseFlags } from '../../src/config/flags.ts';
+import { serveCommand } from '../../src/cli/serve-command.ts';
+import { CHART_MATRIX, renderObjects } from '../helpers/chart-matrix.ts';
 
 // Loose views of the objects, enough for the assertions below.
 /* eslint-disable @typescript-eslint/no-explicit-any */
