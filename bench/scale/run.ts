@@ -1,6 +1,6 @@
 // `npm run bench -- scale`: one `ehpa-adapter serve` replica against a real kube-apiserver holding
-// thousands of EHPAs and tens of thousands of pods (issue 16). Per size (SCALE_EHPAS, default "1000";
-// e.g. SCALE_EHPAS=1000,5000,10000):
+// thousands of EHPAs and tens of thousands of pods, the sizes BENCHMARKS.md "scale" publishes. Per size
+// (SCALE_EHPAS, default "1000"; e.g. SCALE_EHPAS=1000,5000,10000):
 //   - the e2e harness' etcd + kube-apiserver + kube-controller-manager (test/e2e/harness), no kubelet;
 //   - 10 EHPAs per namespace (at most 1,000 namespaces), the mix of bench/controllers: CPU utilization on all,
 //     prediction (DSP, 15 days of history, SCALE_HISTORY) on 3/4, crons on 1/2, Preview on 1/10; each on its own
@@ -87,7 +87,7 @@ function manifestEnv(): Record<string, string> {
 }
 /** With SCALE_HEAP_SNAPSHOT_DIR=DIR (and serve started with E2E_ADAPTER_NODE_ARGS="--heapsnapshot-signal=SIGUSR2
  *  --diagnostic-dir=DIR"), asks serve for a heap snapshot and waits until node has written it: what holds
- *  serve's memory at a given size (issue 16). */
+ *  serve's memory at a given size. */
 async function heapSnapshot(pid: number, when: string): Promise<void> {
   const dir = process.env['SCALE_HEAP_SNAPSHOT_DIR'];
   if (!dir) return;
@@ -580,7 +580,7 @@ async function runSize(n: number): Promise<Row> {
       const restartSyncs = diff(await informerSyncs(serve.metricsUrl), sy0);
       console.log(`  kube-apiserver restart: serve followed an edit ${restartRecoveryS.toFixed(1)} s after the restart began; its API requests until 10 s later: ${fmtReq(restartReq, 1)} (${fmtReq(restartByResource, 1)}); informer syncs: ${fmtReq(restartSyncs, 1)}`);
 
-      // Pod churn: RSS must stay flat while pods come and go (issue 16: an hour at 50/s).
+      // Pod churn: RSS must stay flat while pods come and go (the published target: stable over an hour of pods replaced at 50/s).
       let churnRow: Row['churn'];
       if (CHURN_S > 0) {
         const c0 = await apiRequests(serve.metricsUrl, true);

@@ -1,4 +1,4 @@
-// Exporter mode (issue 15): for clusters where prometheus-adapter already owns external.metrics.k8s.io,
+// Exporter mode: for clusters where prometheus-adapter already owns external.metrics.k8s.io,
 // `crane_autoscaling_cron` and `crane_autoscaling_prediction` are published as Prometheus gauges on the
 // plain-HTTP /metrics, and prometheus-adapter rules (manifests/components/prometheus-adapter/) serve them to
 // the HPA. This is what Crane v0.8+ documents as its best practice (gocrane/crane PRs #469 and #520):

@@ -1,7 +1,7 @@
 // Cooperative scheduling for controller work on the one thread that also serves the metrics APIs, reads the
 // watches and renews the Lease. Node runs a chain of already-resolved promises to its end before it polls
 // for I/O again, so work that awaits nothing but caches never lets a request in: it has to hand the event
-// loop a turn itself. Measured at 10,000 EHPAs (issue 16, BENCHMARKS.md "scale"): a resync pass that did
+// loop a turn itself. Measured at 10,000 EHPAs (BENCHMARKS.md "scale"): a resync pass that did
 // not held serve's event loop for 1.1–1.8 s every minute.
 
 /** Resolves after the event loop has polled for I/O once (setImmediate runs in the check phase, after the poll). */

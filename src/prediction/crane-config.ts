@@ -128,7 +128,7 @@ export function percentileSettingsFromSpec(spec: PercentileSpec | undefined): { 
 export const ALGORITHM_TYPES: readonly string[] = ['dsp', 'percentile'];
 
 /**
- * What Crane would silently replace in an algorithm block at `field` (gocrane/crane issue #352): an
+ * What Crane would silently replace in an algorithm block at `field` (https://github.com/gocrane/crane/issues/352): an
  * algorithmType it has no predictor for (Crane skips the metric; we used to run DSP), and a dsp block that
  * its makeInternalConfig refuses (Crane then runs its 15-day defaults, which a user asking for "1d" would
  * not expect). Each message names the field and the reason, so the object's condition says what to change.

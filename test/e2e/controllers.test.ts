@@ -249,7 +249,7 @@ describe('e2e: EHPA and TimeSeriesPrediction controllers', function () {
     expect(tsp.spec['predictionMetrics']).to.deep.equal([
       { resourceIdentifier: 'crane_pod_cpu_usage', type: 'ResourceQuery', resourceQuery: 'cpu', algorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '2d' } } },
     ]);
-    // Events are written by the recorder after the objects, so poll for them (issue 19: no timing luck).
+    // Events are written by the recorder after the objects, so poll for them rather than count on their having arrived.
     let reasons: string[] = [];
     await waitFor('HPACreated and PredictionCreated events', async () => {
       reasons = (await events('web')).map((e) => e.reason);

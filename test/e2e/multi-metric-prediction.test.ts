@@ -1,4 +1,4 @@
-// End-to-end, issue 14 "predict every metric Crane predicts": an EHPA with a Resource memory metric
+// End-to-end, prediction of metrics other than CPU, as Crane predicts them: an EHPA with a Resource memory metric
 // (Utilization, converted from the pods' memory requests) and a Pods metric `http_requests` (queried through
 // the `metric-query.autoscaling.crane.io/pods.http_requests` annotation), both backfilled in Prometheus from a
 // real daily trace (Crane's input1.csv). One TSP gets Ready with both entries; the adapter serves them
@@ -37,7 +37,7 @@ const peak = Math.max(...dayAgo);
 const MEM_REQUEST_MI = Math.max(64, Math.round((((MEM_BASE + MEM_PER_CORE * peak * CPU_SCALE) / 2 ** 20) / 3) * 2));
 const HTTP_TARGET = Math.max(1, Math.round((peak * HTTP_SCALE) / 2));
 
-describe('e2e: prediction of memory and a Pods metric (issue 14)', function () {
+describe('e2e: prediction of memory and a Pods metric', function () {
   this.timeout(900_000);
   // Pods on a kwok node (kube-scheduler binds them); metrics.k8s.io from the real metrics-server.
   const env = useCluster({

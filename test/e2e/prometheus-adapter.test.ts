@@ -1,7 +1,7 @@
-// End-to-end, exporter mode (issue 15): prometheus-adapter v0.12.0 (built from the Go module proxy by
-// scripts/build-prometheus-adapter.sh) owns external.metrics.k8s.io; `ehpa-adapter serve --adapter=false`
-// runs the controllers and exports crane_autoscaling_cron / crane_autoscaling_prediction on its /metrics;
-// the harness Prometheus scrapes that; prometheus-adapter serves the series with the rules of
+// End-to-end, exporter mode (for clusters where prometheus-adapter already serves external metrics):
+// prometheus-adapter v0.12.0 (built from the Go module proxy by scripts/build-prometheus-adapter.sh) owns
+// external.metrics.k8s.io; `ehpa-adapter serve --adapter=false` runs the controllers and exports
+// crane_autoscaling_cron / crane_autoscaling_prediction on its /metrics; the harness Prometheus scrapes that; prometheus-adapter serves the series with the rules of
 // manifests/components/prometheus-adapter/external-rules.yaml, and the real HPA scales on them:
 //   - the HPA the EHPA generated, on the cron metric;
 //   - an HPA written in Crane v0.8+'s shape, on the predicted metric of a DSP forecast of a backfilled trace.

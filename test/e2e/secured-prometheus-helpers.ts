@@ -1,4 +1,4 @@
-// Helpers of the secured-Prometheus e2e (issue 15): secrets made at run time (so none is ever committed),
+// Helpers of the secured-Prometheus e2e: secrets made at run time (so none is ever committed),
 // the bcrypt hash Prometheus' web config wants for a basic-auth password, a bearer-token reverse proxy
 // (Prometheus 2.42's --web.config.file has basic auth but no bearer tokens; Thanos, Mimir and the OpenShift
 // querier sit behind such a proxy), and the scans that show no secret went where it should not.

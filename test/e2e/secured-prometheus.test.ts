@@ -1,5 +1,5 @@
-// End-to-end: ehpa-adapter against a secured Prometheus (issue 15). Two secured endpoints, both over TLS
-// with a CA made here:
+// End-to-end: ehpa-adapter against a secured Prometheus, as managed and hardened clusters run it. Two
+// secured endpoints, both over TLS with a CA made here:
 // - a second, real Prometheus started with a --web.config.file that requires TLS and basic auth; it holds
 //   no data of its own and reads the harness Prometheus (backfilled traces, live usage) through
 //   remote_read, so what it answers is real Prometheus query evaluation over real series;

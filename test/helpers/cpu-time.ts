@@ -1,6 +1,6 @@
-// Timing for bounds that must hold on a loaded machine (issue 19: no timing luck). Wall-clock time grows
-// whenever the process waits for a CPU (other suites, other jobs on a 2-core machine): a 0.3 ms run that is
-// preempted once reads as 10 ms. The CPU time this process spends (user + system, from getrusage, which
+// Timing for bounds that must hold on a loaded machine, so a test passes on its merits, not by timing luck.
+// Wall-clock time grows whenever the process waits for a CPU (other suites, other jobs on a 2-core
+// machine): a 0.3 ms run that is preempted once reads as 10 ms. The CPU time this process spends (user + system, from getrusage, which
 // Linux accounts in nanoseconds) does not: it is what a bound on an algorithm's cost should compare.
 
 /** CPU milliseconds (all threads of this process) that `f` takes. */

@@ -1,4 +1,4 @@
-// End-to-end, run alone (test/serial: it compares latencies): a hostile tenant on the real control plane (issue 13, docs/security.md). User `mallory`
+// End-to-end, run alone (test/serial: it compares latencies): a hostile tenant on the real control plane (docs/security.md). User `mallory`
 // holds the built-in `edit` ClusterRole in namespace `mallory` only (our aggregate-to-edit ClusterRole
 // gives it EHPAs and TSPs) and creates every hostile object of the security review: absurd durations,
 // windows, cron counts and string lengths (refused at admission, the message naming the field), queries

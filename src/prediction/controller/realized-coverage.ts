@@ -31,7 +31,7 @@ export interface CoverageCount {
 /**
  * The samples of `s` in [from, to]. When that is all of them (the usual case: the cached forecast is already
  * trimmed to what a status can show, shorter than the span kept), the forecast's own columns are shared
- * rather than copied: at thousands of TSPs a copy is ~13 KB each (issue 16). Forecasts are never modified.
+ * rather than copied: at thousands of TSPs a copy is ~13 KB each, measured in serve's heap. Forecasts are never modified.
  */
 function slice(s: KeptColumns, from: number, to: number): KeptColumns {
   let i = 0;

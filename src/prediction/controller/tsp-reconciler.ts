@@ -358,7 +358,7 @@ export class TspReconciler {
         const fitted = await this.d.forecaster.forecast(toFit, algorithm, { nowS, horizonSeconds: 2 * window, coverage, coverageWindowSeconds: window, acceptExtraCost }, { signal, tenant: tsp.metadata.namespace });
         // Only what a status can show before the next refit is kept: Crane's DSP horizon is the whole history
         // length (15 days = 21,600 samples a series at 60 s), which at thousands of TSPs held gigabytes
-        // (issue 16: serve died of heap exhaustion at 5,000 EHPAs).
+        // (serve died of heap exhaustion at 5,000 EHPAs before this trim).
         const series = fitted.map((s) => trimForecast(s, nowS + maxAgeMs / 1000 + 2 * window));
         const coversUntilS = series.length ? Math.min(...series.map((s) => (s.timestamps.length ? (s.timestamps[s.timestamps.length - 1] as number) : -Infinity))) : -Infinity;
         // A forecast stays in force until the next refit: at most the model update interval, or until it runs out.

@@ -54,7 +54,7 @@ export function trimForecast<S extends HistorySeries>(s: S, untilS: number): S {
  *  by the next pass over the same or an overlapping stretch (a day-wide window at 60 s is 2,880 samples per
  *  series, formatted on the event loop every --prediction-update-frequency before the memo). Only the shown
  *  stretch is held, not the whole cached forecast: at thousands of TSPs the texts of every cached sample were
- *  27 KB a TSP (issue 16). Keyed by the series object, which a fit never changes. */
+ *  27 KB a TSP of serve's heap. Keyed by the series object, which a fit never changes. */
 const formattedValues = new WeakMap<HistorySeries, { from: number; texts: string[] }>();
 
 /** Texts of s.values[from..to) (indexes), reusing what the previous call for this series formatted. */

@@ -1,4 +1,4 @@
-// Real nodes' part, played by real projects (issue 15): kube-scheduler binds pods to fake Nodes, kwok moves
+// Real nodes' part, played by real projects rather than fakes of our own: kube-scheduler binds pods to fake Nodes, kwok moves
 // them through their lifecycle (its pod-ready/pod-delete stages) and serves each node's kubelet
 // `/metrics/resource` from simulated usage, and metrics-server scrapes those endpoints and serves
 // `metrics.k8s.io` behind the aggregator. All on loopback, from scripts/build-kwok-stack.sh.

@@ -1,5 +1,5 @@
 // A metrics request for an EHPA the controller flags invalid answers 422 Invalid naming the EHPA and the
-// field, never a 500 (issue 14: cron `61 * * * *` used to give HTTP 500 on the cron metric).
+// field, never a 500 (cron `61 * * * *` used to give HTTP 500 on the cron metric).
 import { expect } from 'chai';
 import { asUser, startTestAdapter, type Running } from '../../helpers/adapter-fixture.ts';
 import { seed, UID } from './fixtures.ts';

@@ -1,5 +1,5 @@
-// Where our robfig grammar and Next once differed from robfig/cron v3.0.1 (docs/crane-behaviour.md §C.7, the review
-// in issue 19). Every expected value below is robfig's own answer, as the Go oracle gives it
+// Where our robfig grammar and Next once differed from robfig/cron v3.0.1 (docs/crane-behaviour.md §C.7, and the
+// parity cases of the test-suite review). Every expected value below is robfig's own answer, as the Go oracle gives it
 // (test/oracles/robfig-cron.test.ts, "the review's parity cases"), read against:
 //   - robfig/cron v3.0.1 parser.go: Parse (strings.Fields, strings.TrimSpace after TZ=, normalizeFields' "expected
 //     exactly 5 fields"), getField (strings.FieldsFunc on ','), getRange (the `*`/`?` test on the text before `-`),

@@ -1,6 +1,6 @@
 // validateEhpa remembers its answer per EHPA object: the informer hands the resync pass (and the metrics
 // adapter) the same object until the EHPA changes, so its crons and algorithm settings are parsed once per
-// version, not on every pass (issue 16: a fifth of the reconciles' garbage at 10,000 EHPAs).
+// version, not on every pass (re-parsing was a fifth of the reconciles' garbage at 10,000 EHPAs).
 import { expect } from 'chai';
 import { validateEhpa } from '../../../src/ehpa/validation.ts';
 import { ehpa } from './fixtures.ts';

@@ -1,4 +1,4 @@
-// Settings are never silently replaced (gocrane/crane issue #352): each setting Crane would drop or replace
+// Settings are never silently replaced (https://github.com/gocrane/crane/issues/352): each setting Crane would drop or replace
 // with its defaults, and each cron or zone Crane's webhook refuses, is flagged with a message that names
 // the field. EHPA problems become Ready=False plus an event in the controller (reconciler.test.ts) and a
 // 422 on the metrics (adapter/invalid-ehpa-status.test.ts); a TSP's become InvalidSpec (below).
@@ -27,7 +27,7 @@ describe('flagged settings name their field', () => {
     expect(messages(withAlgorithm({ dsp: { sampleInterval: '60s', historyLength: '3d' } }))).to.deep.equal([]);
     expect(messages(withAlgorithm({ algorithmType: 'percentile' }))).to.deep.equal([]);
   });
-  it("a dsp block Crane's makeInternalConfig refuses: history under 48 h (issue #352's \"1d\"), an empty duration", () => {
+  it("a dsp block Crane's makeInternalConfig refuses: history under 48 h (the \"1d\" a Crane user reported), an empty duration", () => {
     expect(messages(withAlgorithm({ algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '1d' } }))).to.deep.equal([
       `InvalidPrediction: ${A}.dsp is not valid (historyDuration is too short); Crane would silently run its defaults instead (1m samples, 15d history)`,
     ]);

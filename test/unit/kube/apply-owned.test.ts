@@ -1,6 +1,6 @@
 // OwnedApplier: create-or-update of the HPAs and TSPs an EHPA owns, with an owner check and no update loop on
 // server-side defaulting. What it remembers of each object is a digest of the last desired object, not the
-// object: at 10,000 EHPAs the remembered JSON was 37 MiB of serve's heap (issue 16, a sampling heap profile).
+// object: at 10,000 EHPAs the remembered JSON was 37 MiB of serve's heap (a sampling heap profile of the scale bench).
 import { expect } from 'chai';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';

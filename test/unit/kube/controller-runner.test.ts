@@ -99,7 +99,7 @@ describe('kube: ControllerRunner per-namespace limit', () => {
 });
 
 // A resync pass of reconciles that find nothing to change reads only caches: every reconcile resolves
-// without I/O. Measured at 10,000 EHPAs before the fix (issue 16): such a pass held serve's event loop for
+// without I/O. Measured at 10,000 EHPAs before the fix (the scale bench): such a pass held serve's event loop for
 // 1.1–1.8 s every minute, and metric requests waited behind it.
 describe('kube: ControllerRunner leaves the event loop to I/O during a pass of cache-only reconciles', () => {
   const KEYS = 2000;

@@ -1,5 +1,5 @@
 // A leadership term's controllers subscribe to informers that live as long as the process. Found at 10,000
-// EHPAs (issue 16): handlers were never unsubscribed, so every term change kept the old term's reconcilers
+// EHPAs in the scale bench: handlers were never unsubscribed, so every term change kept the old term's reconcilers
 // (their cached forecasts) and each later term added another set of handlers; serve's heap grew until V8 ran
 // out of memory 50 minutes into pod churn. Here: stop() leaves no handler behind, and after a term change
 // events reach the new term's reconciler only.

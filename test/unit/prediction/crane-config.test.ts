@@ -45,7 +45,7 @@ describe('prediction crane-config (crane-behaviour.md §D.5, §E.1)', () => {
       { kind: 'fft', marginFraction: 0, highFrequencyThreshold: 1 / 3600, lowAmplitudeThreshold: 1, maxNumOfSpectrumItems: 100, minNumOfSpectrumItems: 10 },
     ]);
   });
-  it('dsp: a history under 48h (issue #352: "1d") or a sample interval over 1h falls back to the defaults', () => {
+  it('dsp: a history under 48h (the "1d" a Crane user reported) or a sample interval over 1h falls back to the defaults', () => {
     expect(dspSettingsFromSpec({ sampleInterval: '60s', historyLength: '1d' })).to.deep.equal({ settings: DEFAULT_DSP_SETTINGS, error: 'historyDuration is too short' });
     expect(dspSettingsFromSpec({ sampleInterval: '2h', historyLength: '15d' }).error).to.equal('historyResolution is too long');
     expect(dspSettingsFromSpec({ historyLength: '15d' }).error).to.match(/invalid duration/);

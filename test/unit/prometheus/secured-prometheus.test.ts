@@ -1,4 +1,4 @@
-// The one Prometheus client against a secured endpoint (issue 15, docs/operations.md, "Secured Prometheus"):
+// The one Prometheus client against a secured endpoint (docs/operations.md, "Secured Prometheus"):
 // real TLS on loopback with a test CA, basic auth and bearer tokens from files (re-read when stale), mutual
 // TLS, extra headers, the concurrency limit. A wrong credential is a clear error, never a hang, and no
 // secret appears in any error text.

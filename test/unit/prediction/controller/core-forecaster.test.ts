@@ -11,7 +11,7 @@ describe('CoreForecaster (controller adapter over the prediction core)', () => {
   const f = new CoreForecaster();
   it('uses Crane configuration rules for the history window', () => {
     expect(f.historyWindow({ algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '3d' } })).to.deep.equal({ lengthSeconds: 3 * 86_400, stepSeconds: 60 });
-    // historyLength under 48 h: Crane silently falls back to its defaults (docs/crane-behaviour.md §D.5, gocrane/crane issue #352).
+    // historyLength under 48 h: Crane silently falls back to its defaults (docs/crane-behaviour.md §D.5, https://github.com/gocrane/crane/issues/352).
     expect(f.historyWindow({ algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '1d' } })).to.deep.equal({ lengthSeconds: 15 * 86_400, stepSeconds: 60 });
     expect(f.historyWindow({ algorithmType: 'percentile' })).to.deep.equal({ lengthSeconds: 7 * 86_400, stepSeconds: 60 });
   });

@@ -1,6 +1,6 @@
 // refitAgeMs (src/prediction/controller/refit-spread.ts): each cached forecast's age limit lies in
 // (1 − spread, 1] × --model-update-interval, the same for the same key, and a thousand TSPs fitted together
-// come back spread over the whole band instead of at one instant (issue 16).
+// come back spread over the whole band instead of at one instant, so the refits after a restart do not all land on the same pass.
 import { expect } from 'chai';
 import { DEFAULT_REFIT_SPREAD, refitAgeMs } from '../../../../src/prediction/controller/refit-spread.ts';
 

@@ -153,7 +153,7 @@ describe('TspReconciler.reconcile (in-memory seams)', function () {
     expect(t.tsp().status!.predictionMetrics![0]!.prediction![0]!.samples[0]!.timestamp).to.equal(T0 + 3601);
   });
 
-  it("keeps only what a status can show before the next refit, not Crane's 15-day horizon (issue 16: memory at thousands of TSPs)", async () => {
+  it("keeps only what a status can show before the next refit, not Crane's 15-day horizon (bounded memory at thousands of TSPs)", async () => {
     const t = setup({ horizonSeconds: 15 * 86_400, refitSpread: 0 });
     await t.reconciler.reconcile(t.key);
     // 12 h (--model-update-interval) + 2 × 1 h window at 60 s, both ends included: 841 of the 21,601 samples.
