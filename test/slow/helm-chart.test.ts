@@ -62,6 +62,22 @@ describe('charts/ehpa-adapter (helm template over the values matrix)', function 
     }
   });
 
+  it('helm package: the chart packs with its schema and CRD files, at the version package.json declares', () => {
+    const out = mkdtempSync(join(tmpdir(), 'ehpa-chart-'));
+    try {
+      const r = spawnSync(helmBin(), ['package', CHART_DIR, '--destination', out], { encoding: 'utf8' });
+      expect(r.status, `${r.stdout}${r.stderr}`).to.equal(0);
+      const pkgVersion = (JSON.parse(readFileSync(join(CHART_DIR, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+      const tgz = join(out, `ehpa-adapter-${pkgVersion}.tgz`);
+      const list = execFileSync('tar', ['-tzf', tgz], { encoding: 'utf8' }).split('\n');
+      expect(list).to.include.members(['ehpa-adapter/values.schema.json', 'ehpa-adapter/templates/deployment.yaml', 'ehpa-adapter/files/crds/autoscaling.crane.io_effectivehorizontalpodautoscalers.yaml']);
+      const chart = parse(readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8')) as { version: string; appVersion: string };
+      expect(chart.appVersion).to.equal(pkgVersion);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
   for (const entry of CHART_MATRIX) {
     it(`${entry.name}: renders, every object named and namespaced where it must be, serve accepts the args`, () => {
       const objs = render(entry.render);
