@@ -175,3 +175,27 @@ export function statusSamplesProblem(samples: number): string | undefined {
     ? `the forecast has ${samples} samples, more than the ${BOUNDS.statusSamples} one TimeSeriesPrediction status may hold; aggregate the query to fewer series or shorten predictionWindowSeconds`
     : undefined;
 }
+
+/** Forecast samples one series can put in a status: the points of a `stepSeconds` grid in [now, now + 2 × window], both ends included. */
+export function samplesPerSeries(windowSeconds: number, stepSeconds: number): number {
+  return Math.floor((2 * windowSeconds) / stepSeconds) + 1;
+}
+
+/**
+ * The status-size bound, checked as soon as one metric's query has answered and before anything is fitted:
+ * `series` forecast series of samplesPerSeries each, on top of the `before` samples the TSP's earlier metrics
+ * already hold. It counts every series the query returns, including any the algorithm would go on to decline
+ * (a DSP series without a period), so it bounds what the query asks for, not what a fit happens to give; a
+ * message naming the numbers when over.
+ */
+export function statusSizeProblem(o: { field: string; series: number; windowSeconds: number; stepSeconds: number; before: number }): string | undefined {
+  const each = samplesPerSeries(o.windowSeconds, o.stepSeconds);
+  const total = o.before + o.series * each;
+  if (total <= BOUNDS.statusSamples) return undefined;
+  const earlier = o.before > 0 ? ` + ${o.before} held by the metrics before it` : '';
+  return (
+    `${o.field}: the query returns ${o.series} series × ${each} forecast samples each (2 × predictionWindowSeconds ${o.windowSeconds} / sample interval ${o.stepSeconds}s, both ends)` +
+    `${earlier} = ${total} samples, more than the ${BOUNDS.statusSamples} one TimeSeriesPrediction status may hold; nothing was fitted for it; ` +
+    'aggregate the query to fewer series, shorten predictionWindowSeconds or lengthen the sample interval'
+  );
+}

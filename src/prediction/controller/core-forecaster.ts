@@ -34,6 +34,16 @@ export function seriesToFit(history: readonly HistorySeries[], a: PredictionAlgo
   return percentileSettingsFromSpec(a.percentile).settings.aggregated ? [mergeSeries(history)] : [...history];
 }
 
+/**
+ * How many series seriesToFit makes of `historySeries` query series, without building them (merging is
+ * itself work over every point): the most forecast series a status can hold for the metric, known as soon
+ * as the query has answered.
+ */
+export function fitSeriesCount(historySeries: number, a: PredictionAlgorithm): number {
+  if (a.algorithmType !== 'percentile' || historySeries < 2) return historySeries;
+  return percentileSettingsFromSpec(a.percentile).settings.aggregated ? 1 : historySeries;
+}
+
 /** True when the algorithm block runs `auto` mode, the one that calibrates its window maximum (not Crane's own estimators, not percentile). */
 export function calibratesWindowMax(a: PredictionAlgorithm): boolean {
   return a.algorithmType !== 'percentile' && (a.dsp?.estimators?.fft?.length ?? 0) + (a.dsp?.estimators?.maxValue?.length ?? 0) === 0;

@@ -9,6 +9,9 @@
 // its budget, a history with no period) is not repeated at every pass: the next try waits the update
 // frequency doubled per consecutive failure, up to FAILURE_BACKOFF_MAX_FACTOR update frequencies (5 min at
 // Crane's default 30 s); a spec edit retries at once.
+// A TSP whose status would be too large to store (series × forecast samples over BOUNDS.statusSamples) is
+// refused as soon as a metric's query has answered, before that metric is fitted, and then left alone: no
+// query and no fit until its spec changes, or until the model update interval has passed (sizeRetryMs says why).
 import type { Logger } from 'pino';
 import type { Condition } from '../../api/meta.ts';
 import { resourcePath } from '../../kube/api-client.ts';
@@ -22,9 +25,10 @@ import type { UserPromqlPolicy } from '../../prometheus/promql-confine.ts';
 import type { HistoryProvider } from '../../prometheus/series.ts';
 import { BOUNDS } from '../../api/bounds.ts';
 import { TSP_API_VERSION, TSP_PLURAL, type PredictionMetricSpec, type TimeSeriesPrediction } from '../../api/prediction.ts';
-import { statusSamplesProblem, tspBoundsProblems } from '../spec-bounds.ts';
+import { statusSamplesProblem, statusSizeProblem, tspBoundsProblems } from '../spec-bounds.ts';
+import { formatDurationMs } from '../../config/duration.ts';
 import type { ForecastSeries, Forecaster } from './forecaster.ts';
-import { calibratesWindowMax, seriesToFit } from './core-forecaster.ts';
+import { calibratesWindowMax, fitSeriesCount, seriesToFit } from './core-forecaster.ts';
 import { buildTspStatus, defaultedCondition, invalidSpecStatus, metricStatus, statusUpToDate, trimForecast, CRANE_DEFAULTS_APPLIED, INVALID_SPEC, type MetricOutcome } from './tsp-status.ts';
 import { craneDefaultsApplied, craneDefaultsMessage } from '../crane-config.ts';
 import { acceptExtraCostFromAnnotations, AUTO_MODE_ANNOTATIONS, coverageFromAnnotations } from '../coverage-annotation.ts';
@@ -80,6 +84,12 @@ export interface TspReconcilerDeps {
 /** The longest wait between refits that keep failing, in update frequencies (the first wait is one, then doubles). */
 export const FAILURE_BACKOFF_MAX_FACTOR = 10;
 
+/** A metric's query answered with more series than the TSP's status can hold forecasts for: the pass stops. */
+class StatusTooLargeError extends Error {}
+
+/** Forecast samples a metric's status holds. */
+const statusSamplesOf = (o: MetricOutcome) => (o.status.prediction ?? []).reduce((k, p) => k + p.samples.length, 0);
+
 /** Consecutive refits of one (TSP, metric, query, algorithm) that gave no ready forecast. */
 interface RefitBackoff {
   failures: number;
@@ -123,6 +133,8 @@ export class TspReconciler {
   private readonly held = new Map<string, HeldStatus>();
   /** Per TSP key: refits backing off after failing, by the forecast cache key. */
   private readonly backoffs = new Map<string, Map<string, RefitBackoff>>();
+  /** Per TSP key: refused for its status size, for this spec version, until this instant. */
+  private readonly refused = new Map<string, { version: string; retryAtMs: number }>();
 
   constructor(private readonly d: TspReconcilerDeps) {
     this.now = d.now ?? Date.now;
@@ -155,6 +167,7 @@ export class TspReconciler {
     this.stopped = true;
     this.held.clear();
     this.backoffs.clear();
+    this.refused.clear();
     for (const ac of this.inflight.values()) ac.abort(new Error(why));
     // The next leader judges from its own forecasts; this replica's figures would go stale.
     for (const key of this.forecasts.keys()) this.forgetMetrics(key);
@@ -185,6 +198,7 @@ export class TspReconciler {
       this.computedVersion.delete(key);
       this.held.delete(key);
       this.backoffs.delete(key);
+      this.refused.delete(key);
       this.forgetMetrics(key);
       return {};
     }
@@ -195,6 +209,11 @@ export class TspReconciler {
     const sameSpec = this.computedVersion.get(key) === version;
     // An edit is the user's answer to a failure: try again at once.
     if (!sameSpec) this.backoffs.delete(key);
+    // Refused for its status size: its status already says why, and repeating the query would only repeat
+    // the answer, so nothing runs until the spec changes or the retry time comes.
+    const refusal = this.refused.get(key);
+    if (refusal && refusal.version === version && nowMs < refusal.retryAtMs) return { requeueAfterMs: refusal.retryAtMs - nowMs };
+    this.refused.delete(key);
     if (sameSpec && statusUpToDate(tsp, nowS)) return requeue;
     if (!this.computedVersion.has(key) && statusUpToDate(tsp, nowS) && tsp.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) {
       // Written by a previous leader for this spec: trust it until it runs out. Its coverage target is known
@@ -247,13 +266,20 @@ export class TspReconciler {
     const cache = this.forecasts.get(key) ?? new Map<string, CachedForecast>();
     const backoffs = this.backoffs.get(key) ?? new Map<string, RefitBackoff>();
     const used = new Set<string>();
-    for (const m of tsp.spec.predictionMetrics ?? []) {
-      outcomes.push(await this.predictMetric(cache, backoffs, used, tsp, m, nowS, window, { coverage, acceptExtraCost }, log, signal));
-      // Deleted or edited meanwhile: the informer queued the key again, and that pass reads the new spec.
-      if (signal.aborted) {
-        log.debug({ reason: (signal.reason as Error).message }, 'prediction cancelled');
-        return {};
+    try {
+      for (const [i, m] of (tsp.spec.predictionMetrics ?? []).entries()) {
+        // What the metrics before this one put in the status: its own forecasts must fit in the rest.
+        const before = outcomes.reduce((n, o) => n + statusSamplesOf(o), 0);
+        outcomes.push(await this.predictMetric(cache, backoffs, used, tsp, m, `spec.predictionMetrics[${i}]`, before, nowS, window, { coverage, acceptExtraCost }, log, signal));
+        // Deleted or edited meanwhile: the informer queued the key again, and that pass reads the new spec.
+        if (signal.aborted) {
+          log.debug({ reason: (signal.reason as Error).message }, 'prediction cancelled');
+          return {};
+        }
       }
+    } catch (e) {
+      if (!(e instanceof StatusTooLargeError)) throw e;
+      return this.refuseSize(key, path, tsp, version, e.message, nowMs, log);
     }
     // Forecasts of an older spec (another query, algorithm or metric) are never asked for again.
     for (const k of cache.keys()) if (!used.has(k)) cache.delete(k);
@@ -270,15 +296,39 @@ export class TspReconciler {
       outcomes.flatMap((o) => (o.calibration ? [o.calibration] : [])),
       { target: coverage, windowSeconds: window, annotated: annotated !== undefined, realized },
     );
-    // A status too large to store (many series × a long window) is refused as a whole, with the reason.
-    const samples = outcomes.reduce((n, o) => n + (o.status.prediction ?? []).reduce((k, p) => k + p.samples.length, 0), 0);
-    const tooBig = statusSamplesProblem(samples);
-    if (tooBig) {
-      await this.d.status.update(path, tsp, (obj) => invalidSpecStatus(obj, tooBig, nowMs));
-      this.computedVersion.set(key, version);
-      return requeue;
-    }
+    // The last line: the check before each fit counts at least what the fits give, so this holds only when a
+    // forecaster answers with more series or samples than it was asked for.
+    const tooBig = statusSamplesProblem(outcomes.reduce((n, o) => n + statusSamplesOf(o), 0));
+    if (tooBig) return this.refuseSize(key, path, tsp, version, tooBig, nowMs, log);
     return this.writeForecast(key, path, tsp, { version, outcomes, autoConditions: [defaulted, calibrated, pays].flatMap((c) => (c ? [c] : [])), builtAtMs: nowMs }, namespace, log, requeue);
+  }
+
+  /**
+   * How long a TSP refused for its status size waits before its query is tried again, unchanged. Not
+   * forever: the series count is not the spec's alone. A range query over the history returns a series for
+   * every pod that ran in it, so the count falls as old pods age out of the history (hours to days), or when
+   * an exporter's labels change. Not at every pass either: each try costs a query (and the fits of the
+   * metrics before the one that overruns) to learn what the status already says. The model update interval
+   * (12 h by default) is how often even a healthy forecast re-reads its history; never less than the longest
+   * failure backoff. A spec edit (fewer series, a shorter window) retries at once.
+   */
+  private sizeRetryMs(): number {
+    return Math.max(this.d.modelUpdateIntervalMs, this.d.updateFrequencyMs * FAILURE_BACKOFF_MAX_FACTOR);
+  }
+
+  /** Refuses the TSP for its status size: Ready=False/InvalidSpec and a Warning event, its forecasts dropped, left alone until sizeRetryMs. */
+  private async refuseSize(key: string, path: string, tsp: TimeSeriesPrediction, version: string, problem: string, nowMs: number, log: Logger): Promise<{ requeueAfterMs: number }> {
+    const retryMs = this.sizeRetryMs();
+    const message = `${problem}; tried again when the spec changes, or in ${formatDurationMs(retryMs)}`;
+    this.forecasts.delete(key);
+    this.backoffs.delete(key);
+    this.forgetMetrics(key);
+    if (!this.stopped) this.refused.set(key, { version, retryAtMs: nowMs + retryMs });
+    this.d.events?.event(tsp, 'Warning', INVALID_SPEC, message);
+    await this.d.status.update(path, tsp, (obj) => invalidSpecStatus(obj, message, nowMs));
+    this.computedVersion.set(key, version);
+    log.info({ reason: INVALID_SPEC }, message);
+    return { requeueAfterMs: retryMs };
   }
 
   /**
@@ -310,6 +360,10 @@ export class TspReconciler {
     used: Set<string>,
     tsp: TimeSeriesPrediction,
     m: PredictionMetricSpec,
+    /** Where the metric is in the spec ("spec.predictionMetrics[0]"), for a refusal's message. */
+    field: string,
+    /** Forecast samples the TSP's earlier metrics hold in this pass's status. */
+    before: number,
     nowS: number,
     window: number,
     autoSettings: { coverage: number; acceptExtraCost: number },
@@ -352,6 +406,9 @@ export class TspReconciler {
           backOff(outcome);
           return outcome;
         }
+        // The status-size bound from the series count alone, before merging or fitting anything.
+        const tooBig = statusSizeProblem({ field: `${field} (${rid})`, series: fitSeriesCount(usable.length, algorithm), windowSeconds: window, stepSeconds, before });
+        if (tooBig) throw new StatusTooLargeError(tooBig);
         const toFit = seriesToFit(usable, algorithm);
         // The forecasts published so far against what happened, from the history this refit reads anyway.
         if (cached) cached.realized = judgeKept(cached.kept, toFit, { now: nowS, windowSeconds: window, strideSeconds: judgeStrideSeconds(window, stepSeconds) });
@@ -390,6 +447,7 @@ export class TspReconciler {
       }
       return status.ready ? { status, calibration } : { status, calibration, error: none ?? 'forecast does not cover the window' };
     } catch (e) {
+      if (e instanceof StatusTooLargeError) throw e;
       if (signal.aborted) return failed((e as Error).message);
       log.warn({ metric: rid, err: (e as Error).message }, 'prediction failed');
       const outcome = failed((e as Error).message);

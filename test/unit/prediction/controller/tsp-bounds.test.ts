@@ -107,3 +107,123 @@ describe('TspReconciler: bounds for stored objects', () => {
     expect(ok.ready()).to.include({ status: 'True' });
   });
 });
+
+describe('TspReconciler: the status-size bound before any fit', () => {
+  const WINDOW_12H = 43_200;
+  /** A TSP with `metrics` metrics whose every query answers `seriesCount` series; counts queries and fitted series. */
+  function counted(o: { seriesCount: number; window: number; metrics?: PredictionMetricSpec[] }) {
+    const store = new InMemoryObjects();
+    const metrics = o.metrics ?? [{ resourceIdentifier: 'cpu', type: 'ResourceQuery', resourceQuery: 'cpu' }];
+    store.seed(TSPS(NS), {
+      apiVersion: 'prediction.crane.io/v1alpha1',
+      kind: 'TimeSeriesPrediction',
+      metadata: { name: 't', namespace: NS, generation: 1 },
+      spec: { targetRef: { kind: 'Deployment', name: 'web' }, predictionWindowSeconds: o.window, predictionMetrics: metrics },
+    });
+    const count = { queries: 0, forecastCalls: 0, fittedSeries: 0 };
+    const history: HistoryProvider = {
+      async queryRange(_query, startS, endS, stepS) {
+        count.queries++;
+        const timestamps: number[] = [];
+        for (let t = startS; t <= endS; t += stepS) timestamps.push(t);
+        return Array.from({ length: o.seriesCount }, (_, i) => ({ labels: { pod: `p${i}` }, timestamps, values: timestamps.map(() => 1) }));
+      },
+    };
+    const forecaster: Forecaster = {
+      historyWindow: () => ({ lengthSeconds: 86_400, stepSeconds: 60 }),
+      forecast(h, _a, w): HistorySeries[] {
+        count.forecastCalls++;
+        count.fittedSeries += h.length;
+        return h.map((s) => {
+          const timestamps: number[] = [];
+          for (let t = w.nowS; t <= w.nowS + w.horizonSeconds; t += 60) timestamps.push(t);
+          return { labels: s.labels, timestamps, values: timestamps.map(() => 2) };
+        });
+      },
+    };
+    let nowS = T0;
+    const events: string[] = [];
+    const reconciler = new TspReconciler({
+      tsps: store.cache<TimeSeriesPrediction>(TSPS),
+      history,
+      forecaster,
+      status: new StatusWriter(store),
+      log: pino({ level: 'silent' }),
+      now: () => nowS * 1000,
+      updateFrequencyMs: 30_000,
+      modelUpdateIntervalMs: 12 * 3_600_000,
+      events: { event: (_o, type, reason, message) => events.push(`${type} ${reason}: ${message}`) },
+    });
+    const path = `${TSPS(NS)}/t`;
+    const tsp = () => store.read<TimeSeriesPrediction>(path)!;
+    return {
+      count,
+      events,
+      tsp,
+      ready: () => tsp().status?.conditions?.find((c) => c.type === 'Ready'),
+      reconcile: () => reconciler.reconcile(`${NS}/t`),
+      advance: (seconds: number) => (nowS += seconds),
+      editSpec: (spec: Partial<TimeSeriesPrediction['spec']>) => store.replace(path, { ...tsp(), spec: { ...tsp().spec, ...spec } }),
+    };
+  }
+
+  it('100 series × 1,441 samples (a 12 h window at 60 s): refused after one query and no fit, the condition naming the numbers; a resync queries nothing; a spec edit does', async () => {
+    const s = counted({ seriesCount: 100, window: WINDOW_12H });
+    // The long retry: --model-update-interval (12 h here).
+    expect(await s.reconcile()).to.deep.equal({ requeueAfterMs: 12 * 3_600_000 });
+    expect(s.count).to.deep.equal({ queries: 1, forecastCalls: 0, fittedSeries: 0 });
+    expect(s.ready()).to.include({ status: 'False', reason: 'InvalidSpec' });
+    expect(s.ready()?.message).to.equal(
+      'spec.predictionMetrics[0] (cpu): the query returns 100 series × 1441 forecast samples each (2 × predictionWindowSeconds 43200 / sample interval 60s, both ends) = 144100 samples, ' +
+        'more than the 20000 one TimeSeriesPrediction status may hold; nothing was fitted for it; aggregate the query to fewer series, shorten predictionWindowSeconds or lengthen the sample interval; ' +
+        'tried again when the spec changes, or in 12h',
+    );
+    expect(s.tsp().status?.predictionMetrics).to.deep.equal([]);
+    expect(s.events).to.have.length(1);
+    // Resyncs: at once, and past the longest failure backoff (5 min): nothing queried, fitted or written again.
+    const rv = s.tsp().metadata.resourceVersion;
+    expect(await s.reconcile()).to.deep.equal({ requeueAfterMs: 12 * 3_600_000 });
+    s.advance(600);
+    expect(await s.reconcile()).to.deep.equal({ requeueAfterMs: 12 * 3_600_000 - 600_000 });
+    expect(s.count).to.deep.equal({ queries: 1, forecastCalls: 0, fittedSeries: 0 });
+    expect(s.tsp().metadata.resourceVersion).to.equal(rv);
+    expect(s.events).to.have.length(1);
+    // A spec edit (a 1 h window: 100 × 121 = 12,100 samples) queries again at once, and now fits.
+    await s.editSpec({ predictionWindowSeconds: 3600 });
+    await s.reconcile();
+    expect(s.count).to.deep.equal({ queries: 2, forecastCalls: 1, fittedSeries: 100 });
+    expect(s.ready()).to.include({ status: 'True' });
+  });
+
+  it('an unchanged refused TSP is tried again after the model update interval (its series count may have fallen), and refused again with one query', async () => {
+    const s = counted({ seriesCount: 100, window: WINDOW_12H });
+    await s.reconcile();
+    s.advance(12 * 3600 - 1);
+    await s.reconcile();
+    expect(s.count.queries).to.equal(1);
+    s.advance(1);
+    expect(await s.reconcile()).to.deep.equal({ requeueAfterMs: 12 * 3_600_000 });
+    expect(s.count).to.deep.equal({ queries: 2, forecastCalls: 0, fittedSeries: 0 });
+    expect(s.ready()).to.include({ status: 'False', reason: 'InvalidSpec' });
+  });
+
+  it('16 metrics × 100 series: stops at the first metric that overruns (the second), with 100 series fitted instead of 1,600 and 2 queries instead of 16', async () => {
+    const metrics: PredictionMetricSpec[] = Array.from({ length: 16 }, (_, i) => ({ resourceIdentifier: `m${i}`, type: 'ExpressionQuery', expressionQuery: { expression: `sum by (pod) (rate(x${i}[1m]))` } }));
+    const s = counted({ seriesCount: 100, window: 3600, metrics });
+    await s.reconcile();
+    expect(s.count).to.deep.equal({ queries: 2, forecastCalls: 1, fittedSeries: 100 });
+    expect(s.ready()?.message).to.match(
+      /^spec\.predictionMetrics\[1\] \(m1\): the query returns 100 series × 121 forecast samples each .* \+ 12100 held by the metrics before it = 24200 samples, more than the 20000 /,
+    );
+    await s.reconcile();
+    expect(s.count.queries).to.equal(2);
+  });
+
+  it("counts an aggregated percentile metric's query as the one series it fits", async () => {
+    const metrics: PredictionMetricSpec[] = [{ resourceIdentifier: 'cpu', type: 'ResourceQuery', resourceQuery: 'cpu', algorithm: { algorithmType: 'percentile', percentile: { aggregated: true } } }];
+    const s = counted({ seriesCount: 100, window: WINDOW_12H, metrics });
+    await s.reconcile();
+    expect(s.count).to.deep.equal({ queries: 1, forecastCalls: 1, fittedSeries: 1 });
+    expect(s.ready()).to.include({ status: 'True' });
+  });
+});
