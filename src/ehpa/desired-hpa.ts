@@ -6,6 +6,7 @@ import { CRON_METRIC, CUSTOM_PODS_PREDICTION_PREFIX, EXTERNAL_PREDICTION_PREFIX,
 import { predictedMetrics, type PredictedMetric, type UnpredictedMetric } from './predicted-metrics.ts';
 import { CRON_TARGET_AVERAGE_VALUE, controllerOwnerReference, cronMetricSelector, ownedLabels } from './naming.ts';
 import { EHPA_API_VERSION, EHPA_UID_LABEL, SUBSTITUTE_KIND, predictionEnabled, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
+import { formatMilli } from '../quantity/index.ts';
 
 /** Requests of the target's pods for one resource, summed the way Crane's `GetPodsRequests` does (§B.3). */
 export interface PodCpuRequests {
@@ -33,12 +34,6 @@ export interface DesiredHpaInput {
   podRequests?: PodRequestsLookup;
   /** Labels/annotations copied from the EHPA (craned's propagation flags, §B.2). */
   propagate?: { labels?: Record<string, string>; annotations?: Record<string, string> };
-}
-
-/** Formats milli-units as apimachinery's canonical DecimalSI string ("250m", "2", "1500m"). */
-export function formatMilli(milli: number): string {
-  if (milli % 1000 === 0) return String(milli / 1000);
-  return `${milli}m`;
 }
 
 function isCpuResourceMetric(m: V2MetricSpec): boolean {

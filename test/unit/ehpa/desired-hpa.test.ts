@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { V2MetricSpec } from '@kubernetes/client-node';
-import { buildDesiredHpa, buildHpaMetrics, defaultBehavior, formatMilli } from '../../../src/ehpa/desired-hpa.ts';
+import { buildDesiredHpa, buildHpaMetrics, defaultBehavior } from '../../../src/ehpa/desired-hpa.ts';
 import { UID, cpuUtilization50, ehpa, prediction } from './fixtures.ts';
 
 const fourPods500m = { pods: 4, requestMilli: 2000, missing: [] };
@@ -155,10 +155,13 @@ describe('buildHpaMetrics: metric conversion (crane-behaviour.md §B.3, legacy c
   });
 });
 
-describe('formatMilli', () => {
-  it('prints canonical DecimalSI', () => {
-    expect(formatMilli(250)).to.equal('250m');
-    expect(formatMilli(2000)).to.equal('2');
-    expect(formatMilli(1500)).to.equal('1500m');
+describe('converted targets are canonical DecimalSI, as the API server stores them', () => {
+  const target = (requestMilli: number) => buildHpaMetrics(ehpa({ metrics: [cpuUtilization50 as V2MetricSpec], prediction }), { pods: 1, requestMilli, missing: [] }).metrics[1]?.pods?.target.averageValue;
+  it('milli-units below a whole unit, whole units plain, thousands with a suffix', () => {
+    expect(target(500)).to.equal('250m');
+    expect(target(4000)).to.equal('2');
+    expect(target(3000)).to.equal('1500m');
+    // 1,000 cores: "1k", the apiserver's own text, so the stored HPA reads back as what was sent.
+    expect(target(2_000_000)).to.equal('1k');
   });
 });
