@@ -336,6 +336,11 @@ describe('charts/ehpa-adapter (helm template over the values matrix)', function 
       'EhpaAdapterEventLoopLag',
     ]);
     const exported = new Set([...scanMetricDefinitions(), ...(await defaultMetricDefinitions())].flatMap(exposedSeries));
+    // A step aside is a decision (its own info alert), not a forecast failure: the failure alert leaves it
+    // out, by the reason the adapter actually counts it under.
+    const notServed = rules.find((r) => r.alert === 'EhpaAdapterForecastsNotServed')!;
+    expect(notServed.expr).to.include('reason!="PredictionSteppedAside"');
+    expect(readFileSync(join(CHART_DIR, '..', '..', 'src', 'metric-values', 'forecast-value.ts'), 'utf8')).to.include("reason === 'PredictionSteppedAside'");
     for (const r of rules) {
       const used = r.expr.match(/\b(?:ehpa_adapter|crane)_[a-z0-9_]+/g) ?? [];
       expect(used.length, r.alert).to.be.greaterThan(0);
