@@ -26,6 +26,7 @@ import type { CronSemantics } from '../metric-values/cron-replicas.ts';
 import { predictionProvider } from './providers/prediction-provider.ts';
 import { legacyExternalPredictionProvider, legacyPodsPredictionProvider } from './providers/legacy-prediction-provider.ts';
 import type { AdapterSources, FallbackListener } from './providers/sources.ts';
+import type { PromqlCostBounds } from '../prometheus/promql-cost.ts';
 
 export interface MetricsAdapterOptions {
   securePort: number;
@@ -50,6 +51,8 @@ export interface MetricsAdapterOptions {
   /** Crane generation whose cron rules the cron metric follows (--cron-semantics; default 'v0.7'). */
   cronSemantics?: CronSemantics;
   onPredictionFallback?: FallbackListener;
+  /** Cost bounds of the observed fallback's user PromQL (default DEFAULT_PROMQL_COST_BOUNDS). */
+  promqlBounds?: PromqlCostBounds;
   ready?: () => boolean;
   /** Serve GET /metrics (after authorization) from this registry. */
   exposePrometheus?: boolean;
@@ -118,7 +121,11 @@ export async function startMetricsAdapter(
   const authorizer = new CachingAuthorizer(options.authorizer, { ttlMs: options.authzCacheTtlMs, now: options.now, metrics });
   const remote = options.remoteAdapter ? createRemoteAdapter(options.remoteAdapter, logger) : undefined;
   // Every predicted metric, whatever name the HPA reads it by, falls back the same way (--prediction-fallback).
-  const predicted = { sources, fallback: options.predictionFallback, metrics, ...(options.onPredictionFallback ? { onFallback: options.onPredictionFallback } : {}) };
+  const predicted = {
+    sources, fallback: options.predictionFallback, metrics,
+    ...(options.onPredictionFallback ? { onFallback: options.onPredictionFallback } : {}),
+    ...(options.promqlBounds ? { promqlBounds: options.promqlBounds } : {}),
+  };
   const handle = createMetricsApiHandler({
     authenticate: (req) => authenticator.authenticate(req),
     authorizer,

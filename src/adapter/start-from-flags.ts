@@ -22,6 +22,7 @@ import { startMetricsAdapter, type MetricsAdapterHandle } from './server.ts';
 import { REMOTE_MAX_BODY_BYTES } from './remote-adapter.ts';
 import type { AdapterSources, FallbackListener } from './providers/sources.ts';
 import { dedupedFallbackListener } from './providers/fallback-reporter.ts';
+import type { PromqlCostBounds } from '../prometheus/promql-cost.ts';
 
 const list = (v: unknown): string[] => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : []);
 
@@ -115,6 +116,8 @@ export interface AdapterDeps {
   logger: Logger;
   now?: () => number;
   onPredictionFallback?: FallbackListener;
+  /** Cost bounds of user PromQL in the observed fallback (serve's --user-promql-max-range and friends). */
+  promqlBounds?: PromqlCostBounds;
   ready?: () => boolean;
   /** Tests and embedders may decide authorization themselves; default: SubjectAccessReviews. */
   authorizer?: Authorizer;
@@ -183,6 +186,7 @@ export async function startAdapterFromFlags(flags: AdapterFlags, deps: AdapterDe
         { intervalMs: 300_000, now: deps.now ?? Date.now },
       ),
       ...(deps.ready ? { ready: deps.ready } : {}),
+      ...(deps.promqlBounds ? { promqlBounds: deps.promqlBounds } : {}),
       exposePrometheus: true,
     },
     deps.sources,

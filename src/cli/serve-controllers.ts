@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { UsageError, type FlagSpec, type FlagsOf } from '../config/flags.ts';
-import { PROMETHEUS_FLAGS, prometheusOptionsFromFlags } from '../prometheus/flags.ts';
+import { PROMETHEUS_FLAGS, TENANT_PROMQL_FLAGS, prometheusOptionsFromFlags, promqlCostBoundsFromFlags } from '../prometheus/flags.ts';
 import { parseUserPromqlFlag, type UserPromqlPolicy } from '../prometheus/promql-confine.ts';
 import { KubeApiClient, loadKubeConfig } from '../kube/api-client.ts';
 import { ResourceDiscovery } from '../kube/discovery.ts';
@@ -72,6 +72,7 @@ export const CONTROLLER_FLAGS = [
     default: 'namespaced',
     help: "PromQL users write (TSP expressionQuery, EHPA metric-query annotations): namespaced (confined to the object's namespace), unrestricted, unrestricted=<ns>,<ns> (only those namespaces unconfined), or off",
   },
+  ...TENANT_PROMQL_FLAGS,
   { name: 'tenant-status-bytes-per-second', type: 'int', default: 65536, min: 0, help: "bytes of TimeSeriesPrediction status one namespace may have written per second, sustained; over it, its next write waits (0: no pacing)" },
   { name: 'tenant-status-burst-bytes', type: 'int', default: 262144, min: 1, help: 'bytes of TimeSeriesPrediction status one namespace may have written at once before --tenant-status-bytes-per-second applies' },
   { name: 'forecast-worker-heap', type: 'int', default: 256, min: 16, help: "MiB of V8 heap each forecast worker may use; a fit that needs more ends its worker and fails its TimeSeriesPrediction alone, not the process" },
@@ -183,7 +184,7 @@ const CONTROLLER_SETUPS: Record<ControllerName, (ctx: ControllerContext, flags: 
       enforcePays: flags['prediction-pays'] === 'enforce',
       history: promOptions ? new PrometheusClient(promOptions) : new MissingPrometheus(),
       // Fits run in worker threads: this event loop also serves the metrics API and renews the Lease.
-      userPromql: userPromqlPolicy(flags['user-promql']),
+      userPromql: { ...userPromqlPolicy(flags['user-promql']), bounds: promqlCostBoundsFromFlags(flags) },
       pacer: new TenantPacer({ bytesPerSecond: flags['tenant-status-bytes-per-second'], burstBytes: flags['tenant-status-burst-bytes'] }, ctx.now ?? Date.now),
       forecaster: o.forecaster ?? new PooledForecaster(new ForecastPool({ size: flags['forecast-workers'] || Math.max(1, availableParallelism() - 1), budgetMs: flags['forecast-fit-budget'], heapLimitMb: flags['forecast-worker-heap'] })),
     });

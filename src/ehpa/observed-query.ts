@@ -3,23 +3,24 @@
 // confined to the EHPA's namespace exactly as the TSP controller confines it (prediction/history/queries.ts).
 import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../api/prediction.ts';
-import { metricQuery } from '../prediction/history/queries.ts';
+import { metricQuery, NAMESPACED_PROMQL } from '../prediction/history/queries.ts';
+import type { UserPromqlPolicy } from '../prometheus/promql-confine.ts';
 import { resourceAliases } from '../metric-values/tsp-lookup.ts';
 import { predictedMetrics, predictionMetricEntry } from './predicted-metrics.ts';
 import { POD_CPU_USAGE_IDENTIFIER } from '../api/names.ts';
 
 /**
  * The query the forecast of `rid` (or its alias) is fitted on; undefined when the EHPA does not predict it.
- * Throws, with the reason, when the namespace confinement refuses the query.
+ * Throws, with the reason, when the namespace confinement or the cost bounds of `policy` refuse the query.
  */
-export function observedQueryFor(ehpa: EffectiveHorizontalPodAutoscaler, rid: string): string | undefined {
+export function observedQueryFor(ehpa: EffectiveHorizontalPodAutoscaler, rid: string, policy: UserPromqlPolicy = NAMESPACED_PROMQL): string | undefined {
   const ids = resourceAliases(rid);
   const p = predictedMetrics(ehpa).predicted.find((m) => ids.includes(m.resourceIdentifier));
   if (!p) return undefined;
   // Only the target and the namespace of the TSP the query runs for matter to it.
   const ref = ehpa.spec.scaleTargetRef;
   const where = { metadata: { namespace: ehpa.metadata.namespace }, spec: { targetRef: { kind: ref.kind, name: ref.name } } } as TimeSeriesPrediction;
-  return metricQuery(where, predictionMetricEntry(p));
+  return metricQuery(where, predictionMetricEntry(p), policy);
 }
 
 /**

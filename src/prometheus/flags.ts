@@ -5,6 +5,7 @@
 import { UsageError, type FlagSpec, type FlagsOf } from '../config/flags.ts';
 import type { PrometheusOptions } from './client.ts';
 import { CredentialsError, parseHeaderList } from './credentials.ts';
+import { DEFAULT_PROMQL_COST_BOUNDS, formatPromqlDuration, type PromqlCostBounds } from './promql-cost.ts';
 
 export const PROMETHEUS_FLAGS = [
   { name: 'prometheus-url', type: 'string', default: undefined, help: 'Prometheus base URL for TimeSeriesPrediction history, e.g. http://prometheus:9090 (put no credentials here: use the flags below)' },
@@ -23,6 +24,30 @@ export const PROMETHEUS_FLAGS = [
 ] as const satisfies readonly FlagSpec[];
 
 export type PrometheusFlags = FlagsOf<typeof PROMETHEUS_FLAGS>;
+
+/**
+ * What one namespace's PromQL may cost Prometheus (`serve` only: the queries tenants write or trigger).
+ * docs/security.md §3 gives the reasons for the numbers.
+ */
+export const TENANT_PROMQL_FLAGS = [
+  {
+    name: 'user-promql-max-range', type: 'duration', default: formatPromqlDuration(DEFAULT_PROMQL_COST_BOUNDS.maxRangeMs), min: 1000,
+    help: 'longest range [d] of a range selector or subquery in PromQL users write; a longer one is refused with a condition (unrestricted namespaces are not checked)',
+  },
+  {
+    name: 'user-promql-min-subquery-step', type: 'duration', default: formatPromqlDuration(DEFAULT_PROMQL_COST_BOUNDS.minSubqueryStepMs), min: 1,
+    help: 'finest resolution [d:r] of a subquery in PromQL users write; a finer one is refused with a condition',
+  },
+  {
+    name: 'prometheus-max-concurrency-per-namespace', type: 'int', default: 2, min: 1, max: 1000,
+    help: "Prometheus requests in flight at once for one namespace's metric requests; more wait in that namespace's own queue, so one namespace never holds all --prometheus-max-concurrency slots",
+  },
+] as const satisfies readonly FlagSpec[];
+
+/** The cost bounds of user PromQL from the flags. */
+export function promqlCostBoundsFromFlags(f: FlagsOf<typeof TENANT_PROMQL_FLAGS>): PromqlCostBounds {
+  return { maxRangeMs: f['user-promql-max-range'], minSubqueryStepMs: f['user-promql-min-subquery-step'] };
+}
 
 /** Client options from the flags, or undefined without --prometheus-url; a flag mistake is a UsageError. */
 export function prometheusOptionsFromFlags(f: PrometheusFlags, overrides: Partial<PrometheusOptions> = {}): PrometheusOptions | undefined {

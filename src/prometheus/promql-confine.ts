@@ -22,6 +22,7 @@ import { parser } from '@prometheus-io/lezer-promql';
 import * as terms from '@prometheus-io/lezer-promql';
 import type { SyntaxNode } from '@lezer/common';
 import { promqlString, unquotePromqlString } from './promql-text.ts';
+import { costRefusal, DEFAULT_PROMQL_COST_BOUNDS, type PromqlCostBounds } from './promql-cost.ts';
 
 export class PromqlConfinementError extends Error {
   override name = 'PromqlConfinementError';
@@ -135,9 +136,10 @@ function confineSelector(query: string, sel: SyntaxNode, namespace: string): Ins
  * `query` with `namespace="<namespace>"` enforced on every vector selector, the rest of the text
  * unchanged. A selector that already has exactly that matcher is left as it is. Throws
  * PromqlConfinementError for an empty query, one that does not parse, or a selector that matches
- * the namespace label any other way.
+ * the namespace label any other way; with `bounds`, also for a range or subquery that costs more than
+ * they allow (promql-cost.ts), judged in the same walk over the same tree.
  */
-export function confineToNamespace(query: string, namespace: string): string {
+export function confineToNamespace(query: string, namespace: string, bounds?: PromqlCostBounds): string {
   if (namespace === '') {
     // namespace="" selects the series that have no namespace label: cluster-wide data.
     throw new PromqlConfinementError('cannot confine a query to the empty namespace');
@@ -169,6 +171,12 @@ export function confineToNamespace(query: string, namespace: string): string {
         if (ins) inserts.push(ins);
         break;
       }
+      case terms.MatrixSelector:
+      case terms.SubqueryExpr: {
+        const refusal = bounds && costRefusal(query, cursor.node, bounds);
+        if (refusal) throw new PromqlConfinementError(`${refusal.message}, at ${where(query, refusal.at)}`);
+        break;
+      }
       case terms.StringLiteral:
         stringValue(query, cursor.node);
         break;
@@ -198,6 +206,8 @@ export interface UserPromqlPolicy {
   mode: UserPromqlMode;
   /** With mode `unrestricted`: when non-empty, only these namespaces are unrestricted, the rest namespaced. */
   unrestrictedNamespaces: ReadonlySet<string>;
+  /** What a confined query may cost (default DEFAULT_PROMQL_COST_BOUNDS); unrestricted namespaces are trusted as written. */
+  bounds?: PromqlCostBounds;
 }
 
 /** True when objects in `namespace` may read any series (the admin's `unrestricted` list, or all of them). */
@@ -215,7 +225,7 @@ export function applyUserPromqlPolicy(policy: UserPromqlPolicy, namespace: strin
   if (query.length > MAX_USER_PROMQL_LENGTH) {
     throw new PromqlConfinementError(`query is ${query.length} characters long; at most ${MAX_USER_PROMQL_LENGTH} are accepted`);
   }
-  return confineToNamespace(query, namespace);
+  return confineToNamespace(query, namespace, policy.bounds ?? DEFAULT_PROMQL_COST_BOUNDS);
 }
 
 // A DNS-1123 label: what a Kubernetes namespace name must be.

@@ -107,3 +107,59 @@ export const REJECT_CASES: readonly RejectCase[] = [
   { name: 'blank', query: '  \n\t', error: /the query is empty/ },
   { name: 'only a comment', query: '# nothing', error: /does not parse/ },
 ];
+
+/**
+ * Cost bounds at their defaults (1h longest range, 10s finest subquery resolution): queries the policy
+ * accepts (confined, unchanged otherwise) and refuses, with what the refusal must name.
+ */
+export interface CostCase {
+  name: string;
+  query: string;
+  /** Undefined: accepted. Otherwise what the refusal must say. */
+  error?: RegExp;
+  /** Prometheus 3 syntax (a number of seconds as a duration): the slow test skips it on Prometheus 2. */
+  prometheus3?: boolean;
+}
+
+const RANGE_FLAG = /longer than the 1h user PromQL may read at once \(--user-promql-max-range\)/;
+const STEP_FLAG = /finer than the 10s user PromQL may use \(--user-promql-min-subquery-step\)/;
+
+export const COST_CASES: readonly CostCase[] = [
+  { name: 'the rate every template uses', query: 'sum(rate(container_cpu_usage_seconds_total[5m]))' },
+  { name: 'range at the bound', query: 'max_over_time(x[1h])' },
+  { name: 'range in two units at the bound', query: 'max_over_time(x[59m60s])' },
+  { name: 'range just over the bound', query: 'max_over_time(x[1h1s])', error: RANGE_FLAG },
+  { name: 'range in days', query: 'avg_over_time(x[30d])', error: /range \[30d\] is longer than the 1h/ },
+  { name: 'range in years', query: 'rate(x[1y])', error: RANGE_FLAG },
+  { name: 'range of seconds as a number', query: 'rate(x[3600])', prometheus3: true },
+  { name: 'range of seconds as a number, over', query: 'rate(x[3601])', error: RANGE_FLAG },
+  { name: 'range of seconds in exponent form, over', query: 'rate(x[1e9])', error: RANGE_FLAG },
+  { name: 'a huge number of years', query: 'rate(x[99999999999999999999y])', error: RANGE_FLAG },
+  { name: 'the review subquery', query: 'max_over_time(rate(container_cpu_usage_seconds_total[1m])[30d:1s])', error: /subquery range \[30d\] is longer than the 1h/ },
+  { name: 'subquery at both bounds', query: 'max_over_time(rate(x[5m])[1h:10s])' },
+  { name: 'subquery resolution in ms at the floor', query: 'max_over_time(rate(x[5m])[1h:10000ms])' },
+  { name: 'subquery resolution 1ms under the floor', query: 'max_over_time(rate(x[5m])[1h:9999ms])', error: STEP_FLAG },
+  { name: 'short subquery with a fine resolution', query: 'max_over_time(rate(x[1m])[5m:1s])', error: /subquery resolution \[5m:1s\] is finer than the 10s/ },
+  { name: 'zero resolution', query: 'max_over_time(x[5m:0s])', error: STEP_FLAG },
+  { name: 'subquery at the evaluation interval', query: 'max_over_time(rate(x[5m])[1h:])' },
+  { name: 'subquery over the bound without a resolution', query: 'max_over_time(rate(x[5m])[2h:])', error: RANGE_FLAG },
+  { name: 'nested subqueries within bounds', query: 'max_over_time(avg_over_time(rate(x[5m])[30m:1m])[1h:5m])' },
+  { name: 'nested: the inner one too fine', query: 'max_over_time(avg_over_time(rate(x[5m])[30m:1s])[1h:5m])', error: /\[30m:1s\] is finer/ },
+  { name: 'nested: the outer one too long', query: 'max_over_time(avg_over_time(rate(x[5m])[30m:1m])[1d:5m])', error: /subquery range \[1d\]/ },
+  { name: 'nested: a long range at the bottom', query: 'max_over_time(avg_over_time(rate(x[2h])[30m:1m])[1h:5m])', error: /range \[2h\]/ },
+  { name: 'offset is not a range', query: 'rate(x[5m] offset 30d)' },
+  { name: 'offset on a subquery', query: 'max_over_time(rate(x[5m])[1h:1m] offset 7d)' },
+  { name: 'offset does not hide a long range', query: 'rate(x[2h] offset 5m)', error: RANGE_FLAG },
+  { name: '@ on a range', query: 'rate(x[1h] @ 1700000000)' },
+  { name: '@ end() on a subquery', query: 'max_over_time(rate(x[5m])[1h:1m] @ end())' },
+  { name: '@ does not hide a fine subquery', query: 'max_over_time(rate(x[5m])[1h:1s] @ start())', error: STEP_FLAG },
+  { name: 'whitespace inside the brackets', query: 'max_over_time(rate(x[5m])[ 30d : 1s ])', error: RANGE_FLAG },
+  { name: 'comment inside the brackets', query: 'rate(x[ # one hour?\n 2h ])', error: /range \[2h\]/ },
+  { name: 'comment holding a short range', query: 'rate(x[5m]) # [1h:1s] is not read\n', error: undefined },
+  { name: 'comment before the subquery colon', query: 'max_over_time(x[1h # c\n:1s])', error: STEP_FLAG },
+  { name: 'duration arithmetic', query: 'rate(x[30m*2])', error: /duration expression/, prometheus3: true },
+  { name: 'step() as a range', query: 'rate(x[step()])', error: /duration expression/, prometheus3: true },
+  { name: 'step() as a resolution', query: 'max_over_time(x[1h:step()])', error: /subquery resolution \[step\(\)\] is a duration expression/, prometheus3: true },
+  { name: 'a negative range', query: 'rate(x[-5m])', error: /duration expression/, prometheus3: true },
+  { name: 'a hexadecimal range', query: 'rate(x[0x10])', error: /not a duration Prometheus reads/, prometheus3: true },
+];

@@ -9,6 +9,8 @@ import type { LabelSelector } from '../../selectors/label-selector.ts';
 import { tspsOfEhpa } from '../../metric-values/tsp-lookup.ts';
 import type { TimeSeriesPrediction } from '../../api/prediction.ts';
 import { observedQueryFor } from '../../ehpa/observed-query.ts';
+import { NAMESPACED_PROMQL } from '../../prediction/history/queries.ts';
+import type { PromqlCostBounds } from '../../prometheus/promql-cost.ts';
 import { ehpaForecastValue, servesObserved } from '../../metric-values/forecast-value.ts';
 import type { AdapterMetrics } from '../adapter-metrics.ts';
 import { badRequest, notFound, unavailable } from '../status.ts';
@@ -36,6 +38,11 @@ export interface PredictedValueOptions {
   fallback: 'observed' | 'error';
   metrics?: AdapterMetrics;
   onFallback?: FallbackListener;
+  /**
+   * What the observed query may cost (--user-promql-max-range, --user-promql-min-subquery-step). The adapter
+   * confines every namespace's query, whatever --user-promql leaves unrestricted for the TSP controller.
+   */
+  promqlBounds?: PromqlCostBounds;
 }
 
 /**
@@ -67,9 +74,10 @@ export async function predictedTotal(
   }
   let promql: string | undefined;
   try {
-    promql = observedQueryFor(ehpa, rid);
+    promql = observedQueryFor(ehpa, rid, opts.promqlBounds ? { ...NAMESPACED_PROMQL, bounds: opts.promqlBounds } : NAMESPACED_PROMQL);
   } catch (e) {
-    // The query is refused by the namespace confinement: no observation either, and the reason says why.
+    // The query is refused by the namespace confinement or its cost bounds: no observation either, and the
+    // reason says why.
     report('error');
     throw unavailable(`${forecast.message}; observed ${rid} unavailable: ${(e as Error).message}`);
   }
