@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import type { MetricsAdapterOptions } from '../../src/adapter/server.ts';
 import type { EffectiveHorizontalPodAutoscaler } from '../../src/api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../../src/api/prediction.ts';
-import type { AdapterSources, PodLike } from '../../src/adapter/providers/sources.ts';
+import type { AdapterSources } from '../../src/adapter/providers/sources.ts';
+import type { PodLike } from '../../src/api/pod.ts';
 import type { LabelSelector } from '../../src/selectors/label-selector.ts';
 
 export interface BenchFixture {
@@ -37,7 +38,7 @@ export function fixtureSources(fx: BenchFixture, nowMs: number): AdapterSources 
   const ehpas = new Map<string, EffectiveHorizontalPodAutoscaler[]>();
   const tsps = new Map<string, TimeSeriesPrediction[]>();
   const pods = new Map<string, PodLike[]>();
-  const readySince = new Date(nowMs - 3_600_000);
+  const readySince = new Date(nowMs - 3_600_000).toISOString();
   for (const e of fx.ehpas) {
     const ehpa: EffectiveHorizontalPodAutoscaler = {
       apiVersion: 'autoscaling.crane.io/v1alpha1', kind: 'EffectiveHorizontalPodAutoscaler',

@@ -11,7 +11,8 @@ import { issueCertificate, type KeyedCert } from '../../src/adapter/cert-factory
 import { startMetricsAdapter, type MetricsAdapterHandle, type MetricsAdapterOptions } from '../../src/adapter/server.ts';
 import type { Authorizer, AuthzAttributes, Decision } from '../../src/adapter/authz.ts';
 import type { UserInfo } from '../../src/adapter/authn.ts';
-import type { AdapterSources, PodLike, PredictionFallbackEvent } from '../../src/adapter/providers/sources.ts';
+import type { PodLike } from '../../src/api/pod.ts';
+import type { AdapterSources, PredictionFallbackEvent } from '../../src/adapter/providers/sources.ts';
 import type { LabelSelector } from '../../src/selectors/label-selector.ts';
 import type { CrossVersionObjectReference } from '../../src/api/meta.ts';
 import type { EffectiveHorizontalPodAutoscaler } from '../../src/api/ehpa.ts';

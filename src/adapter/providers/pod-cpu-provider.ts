@@ -14,7 +14,8 @@ import { invalidObject, notFound, unavailable } from '../status.ts';
 import { validateEhpa } from '../../ehpa/validation.ts';
 import type { AdapterMetrics } from '../adapter-metrics.ts';
 import type { CustomMetricProvider, CustomQuery, CustomValue } from './provider.ts';
-import type { AdapterSources, FallbackListener, PodLike } from './sources.ts';
+import type { PodLike } from '../../api/pod.ts';
+import type { AdapterSources, FallbackListener } from './sources.ts';
 import { podAvailable, podRunning } from './pod-availability.ts';
 
 

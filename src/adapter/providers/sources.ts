@@ -4,16 +4,11 @@
 import type { CrossVersionObjectReference } from '../../api/meta.ts';
 import type { EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../../api/prediction.ts';
+import type { PodLike } from '../../api/pod.ts';
 import type { LabelSelector } from '../../selectors/label-selector.ts';
 import type { ForecastReason } from '../../metric-values/forecast-value.ts';
 
 export type MaybePromise<T> = T | Promise<T>;
-
-/** The parts of a core/v1 Pod we read; a @kubernetes/client-node V1Pod satisfies it. */
-export interface PodLike {
-  metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; deletionTimestamp?: Date | string };
-  status?: { phase?: string; conditions?: { type: string; status: string; lastTransitionTime?: Date | string }[] };
-}
 
 export interface AdapterSources {
   getEhpa(namespace: string, name: string): MaybePromise<EffectiveHorizontalPodAutoscaler | undefined>;

@@ -55,7 +55,7 @@ export function pod(name: string, nowMs: number, over: { ready?: boolean; phase?
     metadata: { name, namespace: over.ns ?? 'default', labels: over.labels ?? { app: 'web' } },
     status: {
       phase: over.phase ?? 'Running',
-      conditions: [{ type: 'Ready', status: over.ready === false ? 'False' : 'True', lastTransitionTime: new Date(nowMs - (over.readyForMs ?? 600_000)) }],
+      conditions: [{ type: 'Ready', status: over.ready === false ? 'False' : 'True', lastTransitionTime: new Date(nowMs - (over.readyForMs ?? 600_000)).toISOString() }],
     },
   };
 }

@@ -10,7 +10,6 @@ import { oomsFromEvictionEvent, oomsFromPodUpdate, type EventJSON, type PodJSON 
 import { ClusterFeeder, type PodObject } from '../../../src/vpa/input/cluster-feeder.ts';
 import { ClusterState } from '../../../src/vpa/model/cluster-state.ts';
 import type { PodLike } from '../../../src/api/pod.ts';
-import type { PodLike as AdapterPodLike } from '../../../src/adapter/providers/sources.ts';
 import { parseInstant } from '../../../src/gomath/go-time.ts';
 
 type Json = Record<string, unknown>;
@@ -107,8 +106,8 @@ describe('informer cache transforms', () => {
       // EHPA controller: CPU requests over available pods; the metrics adapter: availability.
       expect(summarizeCpuRequests([trimmed as unknown as PodLike], NOW)).to.deep.equal(summarizeCpuRequests([whole as unknown as PodLike], NOW));
       expect(isAvailablePod(trimmed as unknown as PodLike, NOW)).to.equal(isAvailablePod(whole as unknown as PodLike, NOW));
-      expect(podAvailable(trimmed as AdapterPodLike, NOW)).to.equal(podAvailable(whole as AdapterPodLike, NOW));
-      expect(podRunning(trimmed as AdapterPodLike)).to.equal(podRunning(whole as AdapterPodLike));
+      expect(podAvailable(trimmed as unknown as PodLike, NOW)).to.equal(podAvailable(whole as unknown as PodLike, NOW));
+      expect(podRunning(trimmed as unknown as PodLike)).to.equal(podRunning(whole as unknown as PodLike));
       // VPA recommender: the model the feeder builds from the pod.
       const model = (p: Json) => {
         const f = new ClusterFeeder(new ClusterState());
