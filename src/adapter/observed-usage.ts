@@ -29,7 +29,7 @@ export async function observedPodCpuMillis(
   if (podNames.length === 0) return out;
   const end = Math.floor(nowMs / 1000);
   const step = opts.stepS ?? 15;
-  const series = await history.queryRange(observedCpuQuery(namespace, podNames), end - (opts.lookbackS ?? 180), end, step);
+  const series = await history.queryRange(observedCpuQuery(namespace, podNames), end - (opts.lookbackS ?? 180), end, step, { namespace });
   for (const s of series) {
     const pod = s.labels['pod'];
     const last = s.values[s.values.length - 1];
@@ -48,10 +48,10 @@ export async function observedQueryTotal(
   history: HistoryProvider,
   promql: string,
   nowMs: number,
-  opts: { lookbackS?: number; stepS?: number } = {},
+  opts: { lookbackS?: number; stepS?: number; namespace?: string } = {},
 ): Promise<number | undefined> {
   const end = Math.floor(nowMs / 1000);
-  const series = await history.queryRange(promql, end - (opts.lookbackS ?? 180), end, opts.stepS ?? 15);
+  const series = await history.queryRange(promql, end - (opts.lookbackS ?? 180), end, opts.stepS ?? 15, opts.namespace !== undefined ? { namespace: opts.namespace } : {});
   let total: number | undefined;
   for (const s of series) {
     const last = s.values[s.values.length - 1];

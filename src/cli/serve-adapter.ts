@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { FlagSpec, FlagsOf } from '../config/flags.ts';
-import { prometheusOptionsFromFlags, type PROMETHEUS_FLAGS } from '../prometheus/flags.ts';
+import { prometheusOptionsFromFlags, promqlCostBoundsFromFlags, type PROMETHEUS_FLAGS, type TENANT_PROMQL_FLAGS } from '../prometheus/flags.ts';
 import { ADAPTER_FLAGS } from '../adapter/flags.ts';
 import { remoteAdapterUrl, resolveLocalZone, startAdapterFromFlags } from '../adapter/start-from-flags.ts';
 import { watchApiServiceClaims } from '../adapter/apiservice-watch.ts';
@@ -13,6 +13,7 @@ import { registerCraneExporter } from '../adapter/crane-exporter.ts';
 import type { MetricsAdapterHandle } from '../adapter/server.ts';
 import type { AdapterSources } from '../adapter/providers/sources.ts';
 import { observedPodCpuMillis, observedQueryTotal } from '../adapter/observed-usage.ts';
+import { ObservedCache } from '../adapter/observed-cache.ts';
 import { clusterReads } from './cluster-reads.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { PrometheusClient } from '../prometheus/client.ts';
@@ -28,8 +29,16 @@ export const SERVE_ADAPTER_FLAGS = [
   ...ADAPTER_FLAGS,
 ] as const satisfies readonly FlagSpec[];
 
+/**
+ * Observed-fallback queries of one namespace that may wait beyond --prometheus-max-concurrency-per-namespace;
+ * more are answered 503 at once. With each answer kept for OBSERVED_REFRESH_MS, a namespace needs one query
+ * per predicted metric in fallback every 15 s; 8 waiting behind 2 running wait at most four queries' time
+ * (four 10 s timeouts at worst), about what an HPA request is worth waiting for.
+ */
+const OBSERVED_QUEUE_PER_NAMESPACE = 8;
+
 export async function startAdapterInServe(o: {
-  flags: FlagsOf<typeof SERVE_ADAPTER_FLAGS> & FlagsOf<typeof PROMETHEUS_FLAGS>;
+  flags: FlagsOf<typeof SERVE_ADAPTER_FLAGS> & FlagsOf<typeof PROMETHEUS_FLAGS> & FlagsOf<typeof TENANT_PROMQL_FLAGS>;
   ctx: KubeContext;
   log: Logger;
   registry: Registry;
@@ -37,17 +46,24 @@ export async function startAdapterInServe(o: {
 }): Promise<MetricsAdapterHandle & { cachesSynced(): boolean }> {
   const now = o.now ?? Date.now;
   const reads = clusterReads(o.ctx);
-  // The fallback answers an HPA request: a short timeout, whatever --prometheus-timeout says for history.
-  const promOptions = prometheusOptionsFromFlags(o.flags, { timeoutMs: 10_000 });
+  // The fallback answers an HPA request: a short timeout, whatever --prometheus-timeout says for history. Each
+  // namespace's queries share its own few slots, so one namespace's requests cannot hold the client.
+  const promOptions = prometheusOptionsFromFlags(o.flags, {
+    timeoutMs: 10_000,
+    maxConcurrencyPerNamespace: o.flags['prometheus-max-concurrency-per-namespace'],
+    maxQueuedPerNamespace: OBSERVED_QUEUE_PER_NAMESPACE,
+  });
   const prometheus = promOptions ? new PrometheusClient(promOptions) : undefined;
+  const podCpu = new ObservedCache<Map<string, number>>(now);
+  const queryTotals = new ObservedCache<number | undefined>(now);
   const sources: AdapterSources = {
     getEhpa: reads.getEhpa,
     listEhpas: reads.listEhpas,
     listTsps: reads.listTsps,
     listPods: reads.listPods,
     getScaleReplicas: reads.getScaleReplicas,
-    observedPodCpuMillis: (ns, pods) => (prometheus ? observedPodCpuMillis(prometheus, ns, pods, now()) : new Map()),
-    observedQueryTotal: (_ns, promql) => (prometheus ? observedQueryTotal(prometheus, promql, now()) : undefined),
+    observedPodCpuMillis: (ns, pods) => (prometheus ? podCpu.get([ns, ...[...pods].sort()], () => observedPodCpuMillis(prometheus, ns, pods, now())) : new Map()),
+    observedQueryTotal: (ns, promql) => (prometheus ? queryTotals.get([ns, promql], () => observedQueryTotal(prometheus, promql, now(), { namespace: ns })) : undefined),
   };
   const events = new EventRecorder(o.ctx.client, 'ehpa-adapter-metrics', o.log, now);
   // Ready once the caches the adapter answers from are filled; a slow or forbidden cache of another loop
@@ -59,6 +75,7 @@ export async function startAdapterInServe(o: {
     logger: o.log,
     now,
     ready: reads.synced,
+    promqlBounds: promqlCostBoundsFromFlags(o.flags),
     onPredictionFallback(e) {
       const ehpa = reads.getEhpa(e.namespace, e.ehpaName);
       const what = e.outcome === 'observed' ? 'serving observed usage instead' : 'no value served';

@@ -11,10 +11,12 @@
 // caller may cap the series a query returns, and an AbortSignal (the object was deleted or edited) stops
 // the reads between chunks and mid-request.
 // Secured Prometheus (docs/operations.md, "Secured Prometheus"): credentials and TLS from prometheus/credentials.ts,
-// through undici's fetch and an Agent carrying the TLS options; at most `maxConcurrency` requests at once.
+// through undici's fetch and an Agent carrying the TLS options; at most `maxConcurrency` requests at once,
+// and at most `maxConcurrencyPerNamespace` of them for one namespace's queries (fair-slots.ts).
 import { Agent, fetch as undiciFetch } from 'undici';
 import { MAX_PROMETHEUS_RESPONSE_BYTES } from '../api/bounds.ts';
 import { CredentialsError, loadPrometheusTls, RequestHeaders, type PrometheusCredentials } from './credentials.ts';
+import { FairSlots, NamespaceQueueFullError } from './fair-slots.ts';
 import { labelKey, type HistoryProvider, type HistorySeries, type QueryRangeOptions } from './series.ts';
 
 export class PrometheusError extends Error {
@@ -29,6 +31,10 @@ export interface PrometheusOptions {
   maxResponseBytes?: number;
   /** Requests in flight at once; more wait their turn (default 8). */
   maxConcurrency?: number;
+  /** Requests of one namespace (QueryRangeOptions.namespace) in flight at once; more wait in its own queue. */
+  maxConcurrencyPerNamespace?: number;
+  /** Requests of one namespace waiting beyond maxConcurrencyPerNamespace; more fail at once (default: no limit). */
+  maxQueuedPerNamespace?: number;
   credentials?: PrometheusCredentials;
   /** Age of the in-memory token or password past which its file is read again (default 60 s). */
   credentialsRereadMs?: number;
@@ -181,8 +187,7 @@ export class PrometheusClient implements HistoryProvider {
   private readonly headers: RequestHeaders;
   /** TLS material and the Agent carrying it, loaded once; a bad file fails every query with its cause. */
   private readonly dispatcher: Promise<Agent | undefined>;
-  private inFlight = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly slots: FairSlots;
   /** Requests sent (benchmarks, metrics). */
   requests = 0;
 
@@ -194,6 +199,11 @@ export class PrometheusClient implements HistoryProvider {
     this.headers = new RequestHeaders(o.credentials ?? {}, o.now ?? Date.now, o.credentialsRereadMs);
     this.dispatcher = loadPrometheusTls(o.credentials ?? {}).then((tls) => (tls ? new Agent({ connect: tls }) : undefined));
     this.dispatcher.catch(() => undefined); // reported by each query, not as an unhandled rejection
+    this.slots = new FairSlots({
+      global: o.maxConcurrency ?? 8,
+      ...(o.maxConcurrencyPerNamespace !== undefined ? { perNamespace: o.maxConcurrencyPerNamespace } : {}),
+      ...(o.maxQueuedPerNamespace !== undefined ? { maxQueuedPerNamespace: o.maxQueuedPerNamespace } : {}),
+    });
   }
 
   /** Resolves once the TLS files are read; rejects with the cause (for a fail-fast check at start-up). */
@@ -202,23 +212,13 @@ export class PrometheusClient implements HistoryProvider {
     await this.headers.get();
   }
 
-  private async slot(): Promise<() => void> {
-    const max = this.o.maxConcurrency ?? 8;
-    while (this.inFlight >= max) await new Promise<void>((r) => this.waiting.push(r));
-    this.inFlight++;
-    return () => {
-      this.inFlight--;
-      this.waiting.shift()?.();
-    };
-  }
-
   async queryRange(query: string, startS: number, endS: number, stepS: number, options: QueryRangeOptions = {}): Promise<HistorySeries[]> {
     const chunks: HistorySeries[][] = [];
     const seen = new Set<string>();
     for (const [s, e] of splitRange(startS, endS, stepS, this.o.maxPoints ?? 11_000)) {
       options.signal?.throwIfAborted();
       const params = { query, start: String(s), end: String(e), step: String(stepS) };
-      const chunk = parseMatrix((await this.post('query_range', params, options.signal)) as MatrixResponse);
+      const chunk = parseMatrix((await this.post('query_range', params, options.signal, options.namespace)) as MatrixResponse);
       if (options.maxSeries !== undefined) {
         for (const c of chunk) seen.add(labelKey(c.labels));
         // Checked per chunk, so a query that forgot to aggregate fails after one request, not ten.
@@ -235,8 +235,14 @@ export class PrometheusClient implements HistoryProvider {
     return parseVector((await this.post('query', { query }, signal)) as VectorResponse);
   }
 
-  private async post(api: 'query' | 'query_range', params: Record<string, string>, signal?: AbortSignal): Promise<unknown> {
-    const release = await this.slot();
+  private async post(api: 'query' | 'query_range', params: Record<string, string>, signal?: AbortSignal, namespace?: string): Promise<unknown> {
+    let release: () => void;
+    try {
+      release = await this.slots.acquire(namespace);
+    } catch (e) {
+      if (e instanceof NamespaceQueueFullError) throw new PrometheusError(e.message);
+      throw e;
+    }
     try {
       return await this.send(api, params, signal);
     } finally {

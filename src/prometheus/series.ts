@@ -14,6 +14,8 @@ export interface QueryRangeOptions {
   signal?: AbortSignal;
   /** Fail the query when it returns more series than this (a tenant's query that forgot to aggregate). */
   maxSeries?: number;
+  /** The namespace the query is for: its requests share that namespace's slots (--prometheus-max-concurrency-per-namespace). */
+  namespace?: string;
 }
 
 export interface HistoryProvider {
