@@ -6,7 +6,8 @@ import { BOUNDS } from '../../../src/api/bounds.ts';
 import type { TimeSeriesPrediction } from '../../../src/api/prediction.ts';
 import { parseGoDurationSeconds } from '../../../src/gomath/go-time.ts';
 import { craneParseDurationSeconds, craneParseFloat } from '../../../src/prediction/crane-config.ts';
-import { algorithmBoundsProblems, statusSamplesProblem, tspBoundsProblems } from '../../../src/prediction/spec-bounds.ts';
+import { algorithmBoundsProblems, samplesPerSeries, statusSamplesProblem, statusSizeProblem, tspBoundsProblems } from '../../../src/prediction/spec-bounds.ts';
+import { fitSeriesCount } from '../../../src/prediction/controller/core-forecaster.ts';
 import { bestCpuMs } from '../../helpers/cpu-time.ts';
 
 /** Runs f on inputs of 64 KB and 1 MB (16× longer): linear code takes ~16× as long on the larger, quadratic
@@ -223,5 +224,28 @@ describe('statusSamplesProblem', () => {
   it('passes up to the bound and explains beyond it', () => {
     expect(statusSamplesProblem(BOUNDS.statusSamples)).to.equal(undefined);
     expect(statusSamplesProblem(BOUNDS.statusSamples + 1)).to.match(/20001 samples, more than the 20000/);
+  });
+});
+
+describe('statusSizeProblem (the bound from a query\'s series count, before any fit)', () => {
+  it('counts the grid points of [now, now + 2 window], both ends', () => {
+    expect(samplesPerSeries(3600, 60)).to.equal(121);
+    expect(samplesPerSeries(43_200, 60)).to.equal(1441);
+    // An interval that does not divide the span: the points that fit in it.
+    expect(samplesPerSeries(100, 60)).to.equal(4);
+  });
+  it('passes exactly at the bound, and over it names the metric, the series, the samples, what earlier metrics hold and the bound', () => {
+    // 16 × 1,250 = 20,000: 2 × 37,470 / 60 + 1 = 1,250.
+    const at = { field: 'spec.predictionMetrics[2] (cpu)', series: 16, windowSeconds: 37_470, stepSeconds: 60, before: 0 };
+    expect(statusSizeProblem(at)).to.equal(undefined);
+    expect(statusSizeProblem({ ...at, before: 1 })).to.match(
+      /^spec\.predictionMetrics\[2\] \(cpu\): the query returns 16 series × 1250 forecast samples each \(2 × predictionWindowSeconds 37470 \/ sample interval 60s, both ends\) \+ 1 held by the metrics before it = 20001 samples, more than the 20000 /,
+    );
+  });
+  it('an aggregated percentile block fits one series whatever the query returns; anything else fits each', () => {
+    expect(fitSeriesCount(100, { algorithmType: 'percentile', percentile: { aggregated: true } })).to.equal(1);
+    expect(fitSeriesCount(100, { algorithmType: 'percentile', percentile: { aggregated: false, sampleInterval: '60s', historyLength: '7d', histogram: { halfLife: '24h', maxValue: '100', bucketSize: '1' } } })).to.equal(100);
+    expect(fitSeriesCount(100, { algorithmType: 'dsp' })).to.equal(100);
+    expect(fitSeriesCount(0, { algorithmType: 'percentile' })).to.equal(0);
   });
 });
