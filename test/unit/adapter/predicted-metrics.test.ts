@@ -144,6 +144,30 @@ describe('predicted metrics when neither forecast nor observation can be used', 
     expect((await a.get('/apis/external.metrics.k8s.io/v1beta1/namespaces/default/crane_external_queue', { headers: HPA })).status).to.equal(400);
   });
 
+  it('an observed query over the cost bounds (a [30d:1s] subquery) is 503 naming the bound and the flag, and never reaches Prometheus', async () => {
+    const heavy = 'max_over_time(sum(rate(http_requests_total[1m]))[30d:1s])';
+    const setup = (r: Running, queries: string[]) => {
+      withEhpa(r);
+      r.sources.ehpas[0]!.metadata.annotations = { 'metric-query.autoscaling.crane.io/pods.http_requests': heavy };
+      (r.sources as AdapterSources).observedQueryTotal = (_ns, promql) => (queries.push(promql), 7);
+    };
+    const queries: string[] = [];
+    a = await startTestAdapter();
+    setup(a, queries);
+    for (let i = 0; i < 3; i++) {
+      const r = await a.get(PODS_V07, { headers: HPA });
+      expect(r.status).to.equal(503);
+      expect(r.json.message).to.match(/observed pods\.http_requests unavailable: metric pods\.http_requests: subquery range \[30d\] is longer than the 1h user PromQL may read at once \(--user-promql-max-range\)/);
+    }
+    expect(queries).to.deep.equal([]);
+    await a.close();
+    // The admin's bounds, not the defaults, decide: raised, the same query runs (confined).
+    a = await startTestAdapter({ promqlBounds: { maxRangeMs: 31 * 86_400_000, minSubqueryStepMs: 1000 } });
+    setup(a, queries);
+    expect((await a.get(PODS_V07, { headers: HPA })).status).to.equal(200);
+    expect(queries).to.deep.equal(['max_over_time(sum(rate(http_requests_total{namespace="default"}[1m]))[30d:1s])']);
+  });
+
   it('HEAD name for an identifier no EHPA predicts keeps Crane\'s answer (404 without a TSP)', async () => {
     a = await startTestAdapter();
     withEhpa(a);
