@@ -10,7 +10,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { COMMANDS } from '../src/cli/commands.ts';
-import type { Command } from '../src/cli/command.ts';
+import type { LoadedCommand } from '../src/cli/command.ts';
 import type { FlagSpec } from '../src/config/flags.ts';
 import { ADAPTER_FLAGS } from '../src/adapter/flags.ts';
 import { METRIC_PREFIX, createMetricsRegistry } from '../src/observability/metrics-registry.ts';
@@ -40,7 +40,7 @@ function flagTable(flags: readonly FlagSpec[]): string[] {
   return rows;
 }
 
-export function renderFlagDocs(commands: readonly Command[] = COMMANDS): string {
+export function renderFlagDocs(commands: readonly LoadedCommand[] = COMMANDS): string {
   const out: string[] = [];
   for (const c of commands) {
     out.push(`### \`ehpa-adapter ${c.name}\``, '', `${cell(c.summary)}.`, '');

@@ -13,7 +13,6 @@ export interface CommandIO {
 
 export interface Command<Specs extends readonly FlagSpec[] = readonly FlagSpec[]> {
   name: string;
-  summary: string;
   flags: Specs;
   /** Longer text for `<command> --help` (assumptions, examples); not shown in the command list. */
   details?: string;
@@ -29,3 +28,16 @@ export function defineCommand<const Specs extends readonly FlagSpec[]>(c: Comman
   // A command only ever runs with the flags parsed from its own table (run-cli.ts).
   return c as unknown as Command;
 }
+
+/**
+ * A command as the command list knows it before loading it: its name and one-line summary, and how to load
+ * the rest. `ehpa-adapter --help` needs only these, so it starts without importing any command's code.
+ */
+export interface CommandEntry {
+  readonly name: string;
+  readonly summary: string;
+  load(): Promise<Command>;
+}
+
+/** A loaded command with its entry's summary (the flag docs and the tests use these). */
+export type LoadedCommand = Command & { readonly summary: string };

@@ -1,9 +1,6 @@
-// Every subcommand, in the order --help lists them. A new command is a new file plus one line here.
-import type { Command } from './command.ts';
-import { forecastCommand } from './forecast-command.ts';
-import { recommendCommand } from './recommend-command.ts';
-import { serveCommand } from './serve-command.ts';
-import { simulateCommand } from './simulate-command.ts';
-import { versionCommand } from './version-command.ts';
+// Every subcommand loaded, with its summary: what the generated flag docs and the tests read. The CLI itself
+// loads only the command it runs (command-registry.ts).
+import type { LoadedCommand } from './command.ts';
+import { COMMAND_ENTRIES } from './command-registry.ts';
 
-export const COMMANDS: readonly Command[] = [serveCommand, recommendCommand, forecastCommand, simulateCommand, versionCommand];
+export const COMMANDS: readonly LoadedCommand[] = await Promise.all(COMMAND_ENTRIES.map(async (e) => ({ ...(await e.load()), summary: e.summary })));

@@ -19,7 +19,6 @@ function wholeSeconds<F>(flags: F, name: keyof F & string): number | undefined {
 
 export const forecastCommand = defineCommand({
   name: 'forecast',
-  summary: 'forecast a CSV time series (time,value) and print the forecast as JSON',
   flags: [
     { name: 'input', type: 'string', default: undefined, help: 'CSV file with a header; first column unix seconds or "YYYY-MM-DD HH:MM:SS" (UTC), second the value' },
     { name: 'sample-interval', type: 'duration', default: '60s', help: 'sample interval of the series' },

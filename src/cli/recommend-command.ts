@@ -113,7 +113,6 @@ function readCheckpoints(path: string): VerticalPodAutoscalerCheckpointJSON[] {
 
 export const recommendCommand = defineCommand({
   name: 'recommend',
-  summary: 'replay usage samples through the VPA recommender model and print the recommendation as JSON',
   flags,
   async run(f, io) {
     const recommendation = {

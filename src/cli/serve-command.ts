@@ -14,7 +14,6 @@ import { translateCranedArgs } from './craned-flags.ts';
 
 export const serveCommand = defineCommand({
   name: 'serve',
-  summary: 'run the controllers, the VPA recommender and the metrics adapter',
   flags: [
     { name: 'metrics-port', type: 'int', default: 8080, min: 0, max: 65535, help: 'plain-HTTP port for /metrics, /healthz, /readyz (0 picks a free port)' },
     { name: 'metrics-bind-address', type: 'string', default: '0.0.0.0', help: 'address the operations port listens on' },

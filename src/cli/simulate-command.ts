@@ -108,7 +108,6 @@ for unready pods and its CPU initialization period are not replayed. Each step l
 
 export const simulateCommand = defineCommand({
   name: 'simulate',
-  summary: 'replay a CPU history through an EHPA and a plain HPA; print per-step JSON and a summary',
   details: DETAILS,
   flags: [
     { name: 'ehpa', type: 'string', default: undefined, help: 'YAML file with an EffectiveHorizontalPodAutoscaler (required)' },

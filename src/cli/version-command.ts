@@ -7,7 +7,6 @@ export const PACKAGE_VERSION: string = pkg.version;
 
 export const versionCommand = defineCommand({
   name: 'version',
-  summary: 'print the version as JSON',
   flags: [],
   async run(_flags, io) {
     io.stdout.write(JSON.stringify({ name: 'ehpa-adapter', version: PACKAGE_VERSION, node: process.version }) + '\n');

@@ -3,8 +3,9 @@
 // production dependencies only), then build the runtime tree the image would hold (package files, bin/, a
 // `tsc -p tsconfig.build.json` build, `npm ci --omit=dev`) in a temp dir and run the entrypoint from it.
 import { expect } from 'chai';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { freePort } from '../e2e/harness/ports.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -191,5 +192,76 @@ describe('packaging: the entrypoint runs from a clean `npm ci --omit=dev` tree',
     } finally {
       renameSync(join(dir, 'dist.off'), join(dir, 'dist'));
     }
+  });
+});
+
+describe('packaging: `npm pack` gives a tarball that installs and runs', function () {
+  // tsc, `npm pack` and an install from the npm cache (the production dependencies are fetched when cold).
+  this.timeout(600_000);
+  const work = mkdtempSync(join(tmpdir(), 'ehpa-adapter-pack-'));
+  const project = join(work, 'project');
+  const consumer = join(work, 'consumer');
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  let tarball = '';
+  const cli = () => join(consumer, 'node_modules', '.bin', 'ehpa-adapter');
+
+  before(() => {
+    // The checkout as `npm pack` sees it, built the way prepack builds it (into this copy, not the repository).
+    for (const f of ['package.json', 'package-lock.json', 'README.md', 'LICENSE', 'CHANGELOG.md']) cpSync(join(ROOT, f), join(project, f));
+    for (const d of ['bin', 'crds', 'manifests']) cpSync(join(ROOT, d), join(project, d), { recursive: true });
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(project, 'dist')], { stdio: 'pipe' });
+    const packed = execFileSync(npm, ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], { cwd: project, encoding: 'utf8' }).trim().split('\n').pop() as string;
+    tarball = join(work, packed);
+    // An empty project installs the tarball: what `npm install ehpa-adapter` would give a user.
+    mkdirSync(consumer);
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+    execFileSync(npm, ['install', tarball, '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: consumer, stdio: 'pipe', env: { ...process.env, NODE_ENV: 'production' } });
+  });
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  it('holds the CLI, the build, the CRDs, the manifests and the licence; no sources or tests', () => {
+    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    for (const f of ['package/bin/ehpa-adapter.js', 'package/dist/main.js', 'package/LICENSE', 'package/README.md', 'package/CHANGELOG.md', 'package/package.json']) expect(files, f).to.include(f);
+    expect(files.some((f) => f.startsWith('package/crds/') && f.endsWith('.yaml'))).to.equal(true);
+    expect(files.some((f) => f.startsWith('package/src/') || f.startsWith('package/test/') || f.startsWith('package/bench/'))).to.equal(false);
+  });
+
+  it('`ehpa-adapter --help` from the installed package lists every command, in under a second on a quiet machine', () => {
+    // The bound scales with how long a bare `node` takes to start right now, so a loaded CI machine (where
+    // node alone can take 10x its quiet 40 ms) does not fail what a quiet one passes; floor 1 s.
+    const time = (args: string[]) => {
+      const t0 = process.hrtime.bigint();
+      const r = spawnSync(args[0] as string, args.slice(1), { cwd: consumer, encoding: 'utf8', timeout: 60_000 });
+      return { r, s: Number(process.hrtime.bigint() - t0) / 1e9 };
+    };
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1] as number;
+    const help = [0, 1, 2].map(() => time([cli(), '--help']));
+    const bare = median([0, 1, 2].map(() => time([process.execPath, '-e', '0']).s));
+    for (const { r } of help) expect(r.status, r.stderr).to.equal(0);
+    for (const c of ['serve', 'recommend', 'forecast', 'simulate', 'version']) expect(help[0]!.r.stdout).to.match(new RegExp(`^  ${c} `, 'm'));
+    const took = median(help.map((h) => h.s));
+    console.log(`      --help ${took.toFixed(2)} s (bare node ${bare.toFixed(2)} s)`);
+    expect(took).to.be.below(Math.max(1, 1 * (bare / 0.04)));
+  });
+
+  it('`ehpa-adapter serve` from the installed package answers /healthz and stops on SIGTERM', async () => {
+    const port = await freePort();
+    const child = spawn(cli(), ['serve', '--adapter=false', '--controllers=', `--metrics-port=${port}`, '--metrics-bind-address=127.0.0.1'], { cwd: consumer, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    try {
+      const deadline = Date.now() + 60_000;
+      let status = 0;
+      while (Date.now() < deadline && child.exitCode === null) {
+        status = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0);
+        if (status === 200) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(status, err).to.equal(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const code = await new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.on('exit', (c) => r(c))));
+    expect(code, err).to.equal(0);
   });
 });

@@ -3,6 +3,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../../src/cli/run-cli.ts';
 import { COMMANDS } from '../../../src/cli/commands.ts';
+import { COMMAND_ENTRIES } from '../../../src/cli/command-registry.ts';
+import { readFileSync } from 'node:fs';
 import { assertBuildFresh } from '../../e2e/harness/build-freshness.ts';
 import { captureIO } from '../../helpers/capture-io.ts';
 
@@ -10,16 +12,27 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = fileURLToPath(new URL('../../../bin/ehpa-adapter.js', import.meta.url));
 
 describe('ehpa-adapter CLI', () => {
-  it('--help lists every command and every flag with its default', async () => {
+  it('--help lists every command with its summary; `<command> --help` every flag with its default', async () => {
     const io = captureIO();
     expect(await runCli(['--help'], io)).to.equal(0);
+    for (const c of COMMANDS) expect(io.out()).to.include(`  ${c.name.padEnd(11)}${c.summary}\n`);
+    expect(io.out()).to.match(/ehpa-adapter <command> --help/);
     for (const c of COMMANDS) {
-      expect(io.out()).to.include(`  ${c.name} `);
+      const one = captureIO();
+      expect(await runCli([c.name, '--help'], one)).to.equal(0);
+      expect(one.out()).to.match(new RegExp(`^ehpa-adapter ${c.name}: `));
       for (const f of c.flags) {
-        expect(io.out()).to.include(`--${f.name}`);
-        if (f.default !== undefined) expect(io.out()).to.include(`(default ${JSON.stringify(f.default)})`);
+        expect(one.out()).to.include(`--${f.name}`);
+        if (f.default !== undefined) expect(one.out()).to.include(`(default ${JSON.stringify(f.default)})`);
       }
     }
+  });
+
+  it('the command list loads no command: the registry imports none of their modules', () => {
+    const text = readFileSync(fileURLToPath(new URL('../../../src/cli/command-registry.ts', import.meta.url)), 'utf8');
+    expect(text.match(/^import .*$/gm)).to.deep.equal(["import type { CommandEntry } from './command.ts';"]);
+    expect(COMMAND_ENTRIES.map((e) => e.name)).to.deep.equal(COMMANDS.map((c) => c.name));
+    for (const c of COMMANDS) expect(c.name).to.equal(COMMAND_ENTRIES.find((e) => e.summary === c.summary)?.name);
   });
   it('version prints the package version as JSON', async () => {
     const io = captureIO();
