@@ -176,9 +176,14 @@ export function statusSamplesProblem(samples: number): string | undefined {
     : undefined;
 }
 
-/** Forecast samples one series can put in a status: the points of a `stepSeconds` grid in [now, now + 2 × window], both ends included. */
+/**
+ * Forecast samples one series can put in a status: the points in [now, now + 2 × window] of a `stepSeconds`
+ * grid that starts after the history's last sample, which is at or before now (the history query ends at now
+ * rounded down to the step). Such a grid never has a point on both ends, so there are at most
+ * ceil(2 × window / step); the check after the fits holds a forecaster that does otherwise to the bound.
+ */
 export function samplesPerSeries(windowSeconds: number, stepSeconds: number): number {
-  return Math.floor((2 * windowSeconds) / stepSeconds) + 1;
+  return Math.ceil((2 * windowSeconds) / stepSeconds);
 }
 
 /**
@@ -194,7 +199,7 @@ export function statusSizeProblem(o: { field: string; series: number; windowSeco
   if (total <= BOUNDS.statusSamples) return undefined;
   const earlier = o.before > 0 ? ` + ${o.before} held by the metrics before it` : '';
   return (
-    `${o.field}: the query returns ${o.series} series × ${each} forecast samples each (2 × predictionWindowSeconds ${o.windowSeconds} / sample interval ${o.stepSeconds}s, both ends)` +
+    `${o.field}: the query returns ${o.series} series × ${each} forecast samples each (2 × predictionWindowSeconds ${o.windowSeconds} / sample interval ${o.stepSeconds}s)` +
     `${earlier} = ${total} samples, more than the ${BOUNDS.statusSamples} one TimeSeriesPrediction status may hold; nothing was fitted for it; ` +
     'aggregate the query to fewer series, shorten predictionWindowSeconds or lengthen the sample interval'
   );

@@ -228,18 +228,18 @@ describe('statusSamplesProblem', () => {
 });
 
 describe('statusSizeProblem (the bound from a query\'s series count, before any fit)', () => {
-  it('counts the grid points of [now, now + 2 window], both ends', () => {
-    expect(samplesPerSeries(3600, 60)).to.equal(121);
-    expect(samplesPerSeries(43_200, 60)).to.equal(1441);
-    // An interval that does not divide the span: the points that fit in it.
+  it('counts the forecast grid points a status shows in [now, now + 2 window]', () => {
+    expect(samplesPerSeries(3600, 60)).to.equal(120);
+    expect(samplesPerSeries(43_200, 60)).to.equal(1440);
+    // An interval that does not divide the span: the most that fit in it.
     expect(samplesPerSeries(100, 60)).to.equal(4);
   });
   it('passes exactly at the bound, and over it names the metric, the series, the samples, what earlier metrics hold and the bound', () => {
-    // 16 × 1,250 = 20,000: 2 × 37,470 / 60 + 1 = 1,250.
-    const at = { field: 'spec.predictionMetrics[2] (cpu)', series: 16, windowSeconds: 37_470, stepSeconds: 60, before: 0 };
+    // 16 × 1,250 = 20,000: 2 × 37,500 / 60 = 1,250.
+    const at = { field: 'spec.predictionMetrics[2] (cpu)', series: 16, windowSeconds: 37_500, stepSeconds: 60, before: 0 };
     expect(statusSizeProblem(at)).to.equal(undefined);
     expect(statusSizeProblem({ ...at, before: 1 })).to.match(
-      /^spec\.predictionMetrics\[2\] \(cpu\): the query returns 16 series × 1250 forecast samples each \(2 × predictionWindowSeconds 37470 \/ sample interval 60s, both ends\) \+ 1 held by the metrics before it = 20001 samples, more than the 20000 /,
+      /^spec\.predictionMetrics\[2\] \(cpu\): the query returns 16 series × 1250 forecast samples each \(2 × predictionWindowSeconds 37500 \/ sample interval 60s\) \+ 1 held by the metrics before it = 20001 samples, more than the 20000 /,
     );
   });
   it('an aggregated percentile block fits one series whatever the query returns; anything else fits each', () => {

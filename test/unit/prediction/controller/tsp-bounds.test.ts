@@ -134,9 +134,10 @@ describe('TspReconciler: the status-size bound before any fit', () => {
       forecast(h, _a, w): HistorySeries[] {
         count.forecastCalls++;
         count.fittedSeries += h.length;
+        // As the real forecasters do: a grid after the history's last sample (now, a whole minute here).
         return h.map((s) => {
           const timestamps: number[] = [];
-          for (let t = w.nowS; t <= w.nowS + w.horizonSeconds; t += 60) timestamps.push(t);
+          for (let t = w.nowS + 60; t <= w.nowS + w.horizonSeconds; t += 60) timestamps.push(t);
           return { labels: s.labels, timestamps, values: timestamps.map(() => 2) };
         });
       },
@@ -167,14 +168,14 @@ describe('TspReconciler: the status-size bound before any fit', () => {
     };
   }
 
-  it('100 series × 1,441 samples (a 12 h window at 60 s): refused after one query and no fit, the condition naming the numbers; a resync queries nothing; a spec edit does', async () => {
+  it('100 series × 1,440 samples (a 12 h window at 60 s): refused after one query and no fit, the condition naming the numbers; a resync queries nothing; a spec edit does', async () => {
     const s = counted({ seriesCount: 100, window: WINDOW_12H });
     // The long retry: --model-update-interval (12 h here).
     expect(await s.reconcile()).to.deep.equal({ requeueAfterMs: 12 * 3_600_000 });
     expect(s.count).to.deep.equal({ queries: 1, forecastCalls: 0, fittedSeries: 0 });
     expect(s.ready()).to.include({ status: 'False', reason: 'InvalidSpec' });
     expect(s.ready()?.message).to.equal(
-      'spec.predictionMetrics[0] (cpu): the query returns 100 series × 1441 forecast samples each (2 × predictionWindowSeconds 43200 / sample interval 60s, both ends) = 144100 samples, ' +
+      'spec.predictionMetrics[0] (cpu): the query returns 100 series × 1440 forecast samples each (2 × predictionWindowSeconds 43200 / sample interval 60s) = 144000 samples, ' +
         'more than the 20000 one TimeSeriesPrediction status may hold; nothing was fitted for it; aggregate the query to fewer series, shorten predictionWindowSeconds or lengthen the sample interval; ' +
         'tried again when the spec changes, or in 12h',
     );
@@ -188,7 +189,7 @@ describe('TspReconciler: the status-size bound before any fit', () => {
     expect(s.count).to.deep.equal({ queries: 1, forecastCalls: 0, fittedSeries: 0 });
     expect(s.tsp().metadata.resourceVersion).to.equal(rv);
     expect(s.events).to.have.length(1);
-    // A spec edit (a 1 h window: 100 × 121 = 12,100 samples) queries again at once, and now fits.
+    // A spec edit (a 1 h window: 100 × 120 = 12,000 samples) queries again at once, and now fits.
     await s.editSpec({ predictionWindowSeconds: 3600 });
     await s.reconcile();
     expect(s.count).to.deep.equal({ queries: 2, forecastCalls: 1, fittedSeries: 100 });
@@ -213,10 +214,19 @@ describe('TspReconciler: the status-size bound before any fit', () => {
     await s.reconcile();
     expect(s.count).to.deep.equal({ queries: 2, forecastCalls: 1, fittedSeries: 100 });
     expect(s.ready()?.message).to.match(
-      /^spec\.predictionMetrics\[1\] \(m1\): the query returns 100 series × 121 forecast samples each .* \+ 12100 held by the metrics before it = 24200 samples, more than the 20000 /,
+      /^spec\.predictionMetrics\[1\] \(m1\): the query returns 100 series × 120 forecast samples each .* \+ 12000 held by the metrics before it = 24000 samples, more than the 20000 /,
     );
     await s.reconcile();
     expect(s.count.queries).to.equal(2);
+  });
+
+  it('the check after the fits still holds a forecaster that gives more samples than its grid allows (one on each end), and that refusal waits as long', async () => {
+    // 16 × 1,250 = 20,000 expected passes the check before the fit; this forecaster gives 1,251 a series.
+    const s = setup({ predictionWindowSeconds: 37_500 }, 16);
+    expect(await s.reconciler.reconcile(`${NS}/t`)).to.deep.equal({ requeueAfterMs: 12 * 3_600_000 });
+    expect(s.ready()?.message).to.match(/^the forecast has 20016 samples, more than the 20000 .*; tried again when the spec changes, or in 12h$/);
+    await s.reconciler.reconcile(`${NS}/t`);
+    expect(s.calls).to.have.length(1);
   });
 
   it("counts an aggregated percentile metric's query as the one series it fits", async () => {
