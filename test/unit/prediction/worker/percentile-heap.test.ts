@@ -1,7 +1,7 @@
 // Percentile fits run in the forecast worker pool like DSP fits (PooledForecaster hands every algorithm to
 // fitSeries in a worker), so a percentile fit that outgrows the worker's heap cap ends that worker and that
 // fit, never the process. Shown with the real worker entry and a real percentile block inside the spec
-// bounds: a 999,999-bucket histogram (an 8 MB array of doubles, under BOUNDS.histogramBuckets) over 100,000
+// bounds: a histogram of maxValue 999999 / bucketSize 1 (1,000,000 buckets, exactly BOUNDS.histogramBuckets: an 8 MB array of doubles) over 100,000
 // points (BOUNDS.historyPoints) does not fit a 16 MiB worker heap (the smallest --forecast-worker-heap takes),
 // while a neighbouring fit from another namespace is answered.
 import { expect } from 'chai';
