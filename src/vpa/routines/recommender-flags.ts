@@ -8,12 +8,11 @@ import type { FlagSpec, FlagsOf } from '../../config/flags.ts';
 import { prometheusOptionsFromFlags, type PROMETHEUS_FLAGS } from '../../prometheus/flags.ts';
 import type { PrometheusOptions } from '../../prometheus/client.ts';
 import { AggregationsConfig } from '../model/aggregations-config.ts';
-import { DEFAULT_RECOMMENDATION_CONFIG, DEFAULT_RECOMMENDATION_FORMAT, PodResourceRecommender, type QuantityList } from '../logic/index.ts';
+import { DEFAULT_RECOMMENDATION_CONFIG, DEFAULT_RECOMMENDATION_FORMAT, PodResourceRecommender } from '../logic/index.ts';
 import { OWN_RECOMMENDER_NAME, type VpaFilterOptions } from '../input/vpa-filter.ts';
 import type { PrometheusHistoryConfig } from '../input/prometheus-history.ts';
 import type { RecommenderSettings } from './recommend-vpa.ts';
-import { quantityFlag } from '../../config/quantity-flag.ts';
-import { VPA_MODEL_FLAGS } from '../model-flags.ts';
+import { VPA_MODEL_FLAGS, modelSettingsFromFlags } from '../model-flags.ts';
 
 
 export const VPA_RECOMMENDER_FLAGS = [
@@ -45,10 +44,6 @@ export const VPA_RECOMMENDER_FLAGS = [
 
 type RecommenderFlags = FlagsOf<typeof VPA_RECOMMENDER_FLAGS>;
 
-function micros(ms: number): number {
-  return Math.round(ms * 1000);
-}
-
 /** Prometheus durations are whole seconds or more here ("90s"), which both PromQL and our flags accept. */
 export function promDuration(ms: number): string {
   return `${Math.max(1, Math.round(ms / 1000))}s`;
@@ -62,34 +57,16 @@ export interface RecommenderConfig {
 
 /** Validates and converts the flags; throws UsageError on a bad value. */
 export function recommenderConfigFromFlags(f: RecommenderFlags): RecommenderConfig {
-  const aggregations = new AggregationsConfig({
-    memoryAggregationInterval: micros(f['memory-aggregation-interval']),
-    memoryAggregationIntervalCount: f['memory-aggregation-interval-count'],
-    oomBumpUpRatio: f['oom-bump-up-ratio'],
-    oomMinBumpUp: f['oom-min-bump-up-bytes'],
-  });
-  const config = {
-    ...DEFAULT_RECOMMENDATION_CONFIG,
-    safetyMarginFraction: f['recommendation-margin-fraction'],
-    podMinCPUMillicores: f['pod-recommendation-min-cpu-millicores'],
-    podMinMemoryMb: f['pod-recommendation-min-memory-mb'],
-    targetCPUPercentile: f['target-cpu-percentile'],
-    targetMemoryPercentile: f['target-memory-percentile'],
-  };
-  const globalMaxAllowed: QuantityList = new Map();
-  const maxCpu = quantityFlag(f, 'container-recommendation-max-allowed-cpu');
-  const maxMem = quantityFlag(f, 'container-recommendation-max-allowed-memory');
-  if (maxCpu) globalMaxAllowed.set('cpu', maxCpu);
-  if (maxMem) globalMaxAllowed.set('memory', maxMem);
+  const model = modelSettingsFromFlags(f);
   const ns = (f['vpa-object-namespace']) || undefined;
   return {
     settings: {
-      aggregations,
+      aggregations: new AggregationsConfig(model.aggregations),
       gates: {},
-      recommender: new PodResourceRecommender(config),
+      recommender: new PodResourceRecommender({ ...DEFAULT_RECOMMENDATION_CONFIG, ...model.recommendation }),
       format: DEFAULT_RECOMMENDATION_FORMAT,
-      cpuIntegerPostProcessorEnabled: f['cpu-integer-post-processor-enabled'],
-      globalMaxAllowed: globalMaxAllowed.size > 0 ? globalMaxAllowed : undefined,
+      cpuIntegerPostProcessorEnabled: model.cpuIntegerPostProcessorEnabled,
+      globalMaxAllowed: model.globalMaxAllowed.size > 0 ? model.globalMaxAllowed : undefined,
     },
     filter: {
       recommenderName: f['recommender-name'],
