@@ -42,18 +42,24 @@ export const DEFAULT_DSP_SETTINGS: DspSettings = {
 };
 
 /** Crane's dsp makeInternalConfig; on error the default settings and the error text. */
-export function dspSettingsFromSpec(spec: DspSpec | undefined): { settings: DspSettings; error?: string } {
+export function dspSettingsFromSpec(spec: DspSpec | undefined): { settings: DspSettings; error?: string; errorField?: string } {
   if (!spec) return { settings: DEFAULT_DSP_SETTINGS };
+  // The field being read when Crane's parser fails: its error text ("historyDuration is too short", "time:
+  // invalid duration \"\"") names Crane's internal names or none, and the condition must name the user's.
+  let at = 'sampleInterval';
   try {
     const intervalSeconds = craneParseDurationSeconds(spec.sampleInterval ?? '');
     if (intervalSeconds > 3600) throw new Error('historyResolution is too long');
+    at = 'historyLength';
     const historySeconds = craneParseDurationSeconds(spec.historyLength ?? '');
     if (historySeconds < 48 * 3600) throw new Error('historyDuration is too short');
     const estimators: CraneEstimatorSpec[] = [];
-    for (const e of spec.estimators?.maxValue ?? []) {
+    for (const [i, e] of (spec.estimators?.maxValue ?? []).entries()) {
+      at = `estimators.maxValue[${i}].marginFraction`;
       estimators.push({ kind: 'maxValue', marginFraction: craneParseFloat(e.marginFraction, 0) });
     }
-    for (const e of spec.estimators?.fft ?? []) {
+    for (const [i, e] of (spec.estimators?.fft ?? []).entries()) {
+      at = `estimators.fft[${i}]`;
       estimators.push({
         kind: 'fft',
         marginFraction: craneParseFloat(e.marginFraction, 0),
@@ -65,7 +71,7 @@ export function dspSettingsFromSpec(spec: DspSpec | undefined): { settings: DspS
     }
     return { settings: { intervalSeconds, historySeconds, craneEstimators: estimators.length ? estimators : DEFAULT_CRANE_ESTIMATORS } };
   } catch (e) {
-    return { settings: DEFAULT_DSP_SETTINGS, error: (e as Error).message };
+    return { settings: DEFAULT_DSP_SETTINGS, error: (e as Error).message, errorField: at };
   }
 }
 
@@ -141,8 +147,8 @@ export function algorithmSettingsProblems(a: { algorithmType?: string; dsp?: Dsp
   if (!ALGORITHM_TYPES.includes(type)) return [`${field}.algorithmType is ${JSON.stringify(type)}; it must be dsp or percentile`];
   // A percentile block Crane refuses runs Crane's defaults here too, said in a condition (craneDefaultsApplied).
   if (type === 'percentile') return [];
-  const { error } = dspSettingsFromSpec(a.dsp);
-  return error ? [`${field}.dsp is not valid (${error}); Crane would silently run its defaults instead (1m samples, 15d history)`] : [];
+  const { error, errorField } = dspSettingsFromSpec(a.dsp);
+  return error ? [`${field}.dsp.${errorField} is not valid (${error}); Crane would silently run its defaults instead (1m samples, 15d history)`] : [];
 }
 
 /**

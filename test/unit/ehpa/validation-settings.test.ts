@@ -29,9 +29,9 @@ describe('flagged settings name their field', () => {
   });
   it("a dsp block Crane's makeInternalConfig refuses: history under 48 h (the \"1d\" a Crane user reported), an empty duration", () => {
     expect(messages(withAlgorithm({ algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '1d' } }))).to.deep.equal([
-      `InvalidPrediction: ${A}.dsp is not valid (historyDuration is too short); Crane would silently run its defaults instead (1m samples, 15d history)`,
+      `InvalidPrediction: ${A}.dsp.historyLength is not valid (historyDuration is too short); Crane would silently run its defaults instead (1m samples, 15d history)`,
     ]);
-    expect(messages(withAlgorithm({ algorithmType: 'dsp', dsp: { historyLength: '3d' } }))[0]).to.match(new RegExp(`^InvalidPrediction: ${A.replace(/\./g, '\\.')}\\.dsp is not valid \\(.*invalid duration`));
+    expect(messages(withAlgorithm({ algorithmType: 'dsp', dsp: { historyLength: '3d' } }))[0]).to.match(new RegExp(`^InvalidPrediction: ${A.replace(/\./g, '\\.')}\\.dsp\\.sampleInterval is not valid \\(.*invalid duration`));
   });
   it('a percentile block Crane discards is not flagged: Crane\'s defaults run, said on the TSP (crane-defaults.test.ts)', () => {
     // A missing historyLength (Crane's own tsp-nodes-percent example), a non-positive histogram size.
@@ -73,7 +73,9 @@ describe('a TSP with a setting Crane would replace: InvalidSpec naming the metri
 
   it('tspBoundsProblems names spec.predictionMetrics[i].algorithm', () => {
     expect(tspBoundsProblems(tsp({ algorithmType: 'Percentile' }))).to.deep.equal(['spec.predictionMetrics[0].algorithm.algorithmType is "Percentile"; it must be dsp or percentile']);
-    expect(tspBoundsProblems(tsp({ algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '24h' } }))[0]).to.match(/^spec\.predictionMetrics\[0\]\.algorithm\.dsp is not valid \(historyDuration is too short\)/);
+    expect(tspBoundsProblems(tsp({ algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '24h' } }))[0]).to.match(/^spec\.predictionMetrics\[0\]\.algorithm\.dsp\.historyLength is not valid \(historyDuration is too short\)/);
+    expect(tspBoundsProblems(tsp({ algorithmType: 'dsp', dsp: { sampleInterval: '2h', historyLength: '3d' } }))[0]).to.match(/^spec\.predictionMetrics\[0\]\.algorithm\.dsp\.sampleInterval is not valid \(historyResolution is too long\)/);
+    expect(tspBoundsProblems(tsp({ algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '3d', estimators: { fft: [{ marginFraction: 'x' }] } } }))[0]).to.match(/^spec\.predictionMetrics\[0\]\.algorithm\.dsp\.estimators\.fft\[0\] is not valid/);
     expect(tspBoundsProblems(tsp({ algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '3d' } }))).to.deep.equal([]);
   });
 

@@ -46,7 +46,7 @@ describe('prediction crane-config (crane-behaviour.md §D.5, §E.1)', () => {
     ]);
   });
   it('dsp: a history under 48h (the "1d" a Crane user reported) or a sample interval over 1h falls back to the defaults', () => {
-    expect(dspSettingsFromSpec({ sampleInterval: '60s', historyLength: '1d' })).to.deep.equal({ settings: DEFAULT_DSP_SETTINGS, error: 'historyDuration is too short' });
+    expect(dspSettingsFromSpec({ sampleInterval: '60s', historyLength: '1d' })).to.deep.equal({ settings: DEFAULT_DSP_SETTINGS, error: 'historyDuration is too short', errorField: 'historyLength' });
     expect(dspSettingsFromSpec({ sampleInterval: '2h', historyLength: '15d' }).error).to.equal('historyResolution is too long');
     expect(dspSettingsFromSpec({ historyLength: '15d' }).error).to.match(/invalid duration/);
   });
