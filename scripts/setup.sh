@@ -11,6 +11,8 @@
 #      part for every e2e suite that runs pods (test/e2e/harness/README.md).
 #   7. helm via scripts/build-helm.sh (same cache; ~5.5 minutes the first time), for the chart's tests and
 #      scripts/gen-manifests.ts.
+#   8. actionlint via scripts/build-actionlint.sh (same cache; ~1.5 minutes the first time), for
+#      test/slow/workflows.test.ts, which lints .github/workflows/.
 # Each step is quick when already done. A step that cannot be done prints one line saying what to run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,3 +48,8 @@ if ! bash scripts/build-helm.sh --check >/dev/null 2>&1; then
   echo "setup: building helm with Go (first time only, ~6 min on 2 cores; cached under ${EHPA_CACHE_DIR:-$HOME/.cache/ehpa-adapter})"
 fi
 echo "setup: helm at $(bash scripts/build-helm.sh | tail -n 1)"
+
+if ! bash scripts/build-actionlint.sh --check >/dev/null 2>&1; then
+  echo "setup: building actionlint with Go (first time only, ~1.5 min on 2 cores; cached under ${EHPA_CACHE_DIR:-$HOME/.cache/ehpa-adapter})"
+fi
+echo "setup: actionlint at $(bash scripts/build-actionlint.sh | tail -n 1)"
