@@ -81,10 +81,11 @@ export class EhpaReconciler {
   forget(key: string): void {
     this.selectors.delete(key);
     const [namespace, name] = key.split('/') as [string, string];
-    // The HPA and TSP go with the EHPA (ownerReference GC); so does what the applier remembers of them.
+    // The HPA, TSP and Substitute go with the EHPA (ownerReference GC); so does what the applier remembers of them.
     const owned = ownedObjectName(name);
     this.owned.forget(resourcePath(HPA_API_VERSION, HPA_PLURAL, namespace), owned);
     this.owned.forget(resourcePath(TSP_API_VERSION, TSP_PLURAL, namespace), owned);
+    this.owned.forget(resourcePath(EHPA_API_VERSION, SUBSTITUTE_PLURAL, namespace), owned);
   }
 
   /** Owned objects whose last write is remembered (bounded by the live EHPAs). */
@@ -229,33 +230,33 @@ export class EhpaReconciler {
     }
   }
 
-  /** Preview's stand-in scale target: mirrors the real target so the HPA computes from real replicas (§B.5). */
+  /** Preview's stand-in scale target: mirrors the real target so the HPA computes from real replicas (§B.5).
+   *  Owned like the HPA and TSP: created, or replaced when its spec differs, never taken from another owner. */
   private async reconcileSubstitute(ehpa: EffectiveHorizontalPodAutoscaler, scale: Scale): Promise<void> {
     const ns = ehpa.metadata.namespace;
     const name = ownedObjectName(ehpa.metadata.name);
     const path = resourcePath(EHPA_API_VERSION, SUBSTITUTE_PLURAL, ns);
-    let sub = this.d.substitutes.get(ns, name);
+    const existing = this.d.substitutes.get(ns, name);
+    const desired: Substitute = {
+      apiVersion: EHPA_API_VERSION,
+      kind: SUBSTITUTE_KIND,
+      metadata: { name, namespace: ns, labels: ownedLabels(ehpa), ownerReferences: [controllerOwnerReference(ehpa)] },
+      spec: { substituteTargetRef: { ...ehpa.spec.scaleTargetRef }, replicas: scale.status.replicas },
+    };
     try {
-      if (!sub) {
-        sub = await this.d.client.create<Substitute>(path, {
-          apiVersion: EHPA_API_VERSION,
-          kind: SUBSTITUTE_KIND,
-          metadata: { name, namespace: ns, labels: ownedLabels(ehpa), ownerReferences: [controllerOwnerReference(ehpa)] },
-          spec: { substituteTargetRef: { ...ehpa.spec.scaleTargetRef }, replicas: scale.status.replicas },
-        });
-        this.d.events.event(ehpa, 'Normal', 'SubstituteCreated', `Create Substitute ${name}`);
-      } else if (sub.spec.replicas !== scale.status.replicas || !semanticEqual(sub.spec.substituteTargetRef, ehpa.spec.scaleTargetRef)) {
-        sub = await this.d.client.patch<Substitute>(`${path}/${encodeURIComponent(name)}`, {
-          spec: { replicas: scale.status.replicas, substituteTargetRef: ehpa.spec.scaleTargetRef },
-        });
-      }
+      const r = await this.owned.apply({ path, desired, existing, ownerUid: ehpa.metadata.uid });
+      const sub = r.object;
+      if (r.action === 'created') this.d.events.event(ehpa, 'Normal', 'SubstituteCreated', `Create Substitute ${name}`);
       const wanted = { labelSelector: scale.status.selector ?? '', replicas: scale.status.replicas };
       if (!semanticEqual(sub.status ?? {}, wanted)) {
         await this.d.client.patch(`${path}/${encodeURIComponent(name)}/status`, { status: wanted });
       }
     } catch (e) {
+      if (e instanceof NotOwnedError) {
+        throw new Failure('FailedReconcileSubstitute', `Substitute ${name} exists and is not controlled by this EHPA`, false);
+      }
       if (e instanceof KubeApiError && (e.conflict || e.alreadyExists)) throw e;
-      this.d.events.event(ehpa, 'Warning', sub ? 'FailedUpdateSubstitute' : 'FailedCreateSubstitute', (e as Error).message);
+      this.d.events.event(ehpa, 'Warning', existing ? 'FailedUpdateSubstitute' : 'FailedCreateSubstitute', (e as Error).message);
       throw new Failure('FailedReconcileSubstitute', (e as Error).message, true);
     }
   }

@@ -141,6 +141,24 @@ describe('EhpaReconciler.reconcile (in-memory seams)', function () {
     expect(t.scale.set).to.deep.equal([5]); // already at 5: no second scale
   });
 
+  it('Preview: the Substitute is owned like the HPA: a drifted spec is put back, one of another owner is left alone', async () => {
+    const t = setup({ scaleStrategy: 'Preview', metrics: [cpuUtilization50 as never] });
+    await t.reconciler.reconcile(t.key);
+    const path = `${SUBS(NS)}/ehpa-php-apache`;
+    const sub = t.store.read<Substitute>(path)!;
+    t.store.seed(SUBS(NS), { ...sub, spec: { ...sub.spec, replicas: 7 } });
+    const writes = t.store.writes.length;
+    await t.reconciler.reconcile(t.key);
+    expect(t.store.read<Substitute>(path)!.spec.replicas).to.equal(2);
+    expect(t.store.writes.slice(writes).map((w) => w.verb)).to.include('replace');
+
+    const foreign = t.store.seed(SUBS(NS), { ...sub, metadata: { ...sub.metadata, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'x', uid: 'someone-else', controller: true }] }, spec: { ...sub.spec, replicas: 9 } });
+    expect(await t.reconciler.reconcile(t.key)).to.deep.equal({ requeueAfterMs: 15_000 }); // not retried: it cannot heal by itself
+    expect(t.store.read<Substitute>(path)).to.deep.equal(foreign);
+    expect(t.ready()).to.include({ status: 'False', reason: 'FailedReconcileSubstitute' });
+    expect(t.ready()!.message).to.match(/exists and is not controlled by this EHPA/);
+  });
+
   it('deletion: a deleted or terminating EHPA is forgotten without a write (ownerReferences collect the rest)', async () => {
     const t = setup({ metrics: [cpuUtilization50 as never] });
     await t.reconciler.reconcile(t.key);
