@@ -6,6 +6,9 @@
 // Keys are hashed, so a pod list of a thousand names costs 32 bytes of key; the entry count is bounded.
 // Time is injected.
 import { createHash } from 'node:crypto';
+import type { HistoryProvider } from '../prometheus/series.ts';
+import type { AdapterSources } from './providers/sources.ts';
+import { observedPodCpuMillis, observedQueryTotal } from './observed-usage.ts';
 
 /**
  * How long an observed value is served again: the HPA controller reads every 15 s
@@ -62,4 +65,15 @@ export class ObservedCache<V> {
       this.entries.delete(k);
     }
   }
+}
+
+/** The adapter's two observed-usage sources read from `history`, each answer kept per namespace and query. */
+export function cachedObservedUsage(history: HistoryProvider, now: () => number): Pick<AdapterSources, 'observedPodCpuMillis' | 'observedQueryTotal'> {
+  const podCpu = new ObservedCache<Map<string, number>>(now);
+  const totals = new ObservedCache<number | undefined>(now);
+  return {
+    // Sorted: the same pods listed in another order are the same query.
+    observedPodCpuMillis: (ns, pods) => podCpu.get([ns, ...[...pods].sort()], () => observedPodCpuMillis(history, ns, pods, now())),
+    observedQueryTotal: (ns, promql) => totals.get([ns, promql], () => observedQueryTotal(history, promql, now(), { namespace: ns })),
+  };
 }

@@ -12,8 +12,7 @@ import { watchApiServiceClaims } from '../adapter/apiservice-watch.ts';
 import { registerCraneExporter } from '../adapter/crane-exporter.ts';
 import type { MetricsAdapterHandle } from '../adapter/server.ts';
 import type { AdapterSources } from '../adapter/providers/sources.ts';
-import { observedPodCpuMillis, observedQueryTotal } from '../adapter/observed-usage.ts';
-import { ObservedCache } from '../adapter/observed-cache.ts';
+import { cachedObservedUsage } from '../adapter/observed-cache.ts';
 import { clusterReads } from './cluster-reads.ts';
 import { EventRecorder } from '../kube/event-recorder.ts';
 import { PrometheusClient } from '../prometheus/client.ts';
@@ -53,17 +52,15 @@ export async function startAdapterInServe(o: {
     maxConcurrencyPerNamespace: o.flags['prometheus-max-concurrency-per-namespace'],
     maxQueuedPerNamespace: OBSERVED_QUEUE_PER_NAMESPACE,
   });
-  const prometheus = promOptions ? new PrometheusClient(promOptions) : undefined;
-  const podCpu = new ObservedCache<Map<string, number>>(now);
-  const queryTotals = new ObservedCache<number | undefined>(now);
+  const observed = promOptions ? cachedObservedUsage(new PrometheusClient(promOptions), now) : undefined;
   const sources: AdapterSources = {
     getEhpa: reads.getEhpa,
     listEhpas: reads.listEhpas,
     listTsps: reads.listTsps,
     listPods: reads.listPods,
     getScaleReplicas: reads.getScaleReplicas,
-    observedPodCpuMillis: (ns, pods) => (prometheus ? podCpu.get([ns, ...[...pods].sort()], () => observedPodCpuMillis(prometheus, ns, pods, now())) : new Map()),
-    observedQueryTotal: (ns, promql) => (prometheus ? queryTotals.get([ns, promql], () => observedQueryTotal(prometheus, promql, now(), { namespace: ns })) : undefined),
+    observedPodCpuMillis: (ns, pods) => (observed ? observed.observedPodCpuMillis(ns, pods) : new Map()),
+    observedQueryTotal: (ns, promql) => (observed?.observedQueryTotal ? observed.observedQueryTotal(ns, promql) : undefined),
   };
   const events = new EventRecorder(o.ctx.client, 'ehpa-adapter-metrics', o.log, now);
   // Ready once the caches the adapter answers from are filled; a slow or forbidden cache of another loop

@@ -1,5 +1,8 @@
 import { expect } from 'chai';
-import { ObservedCache, OBSERVED_REFRESH_MS } from '../../../src/adapter/observed-cache.ts';
+import { cachedObservedUsage, ObservedCache, OBSERVED_REFRESH_MS } from '../../../src/adapter/observed-cache.ts';
+import { asUser, startTestAdapter } from '../../helpers/adapter-fixture.ts';
+import type { AdapterSources } from '../../../src/adapter/providers/sources.ts';
+import { ehpa, pod, UID } from './fixtures.ts';
 import { observedQueryTotal } from '../../../src/adapter/observed-usage.ts';
 import type { HistoryProvider, QueryRangeOptions } from '../../../src/prometheus/series.ts';
 
@@ -93,5 +96,43 @@ describe('the observed fallback, kept for a refresh interval', () => {
     await cache.get(['k'], async () => ++loads);
     now = 0;
     expect(await cache.get(['k'], async () => ++loads)).to.equal(2);
+  });
+});
+
+describe('the observed fallback through the adapter, as serve wires it (cachedObservedUsage)', function () {
+  this.timeout(30_000);
+
+  it('20 HPA requests for a metric without a forecast cost one Prometheus query per 15 s; the pod CPU fallback too', async () => {
+    const a = await startTestAdapter();
+    try {
+      a.authorizer.allowedUsers.add('hpa');
+      const e = ehpa({ metrics: [{ type: 'Pods', pods: { metric: { name: 'http_requests' }, target: { type: 'AverageValue', averageValue: '10' } } }] });
+      e.metadata.annotations = { 'metric-query.autoscaling.crane.io/pods.http_requests': 'sum(rate(http_requests_total[5m]))' };
+      a.sources.ehpas.push(e);
+      a.sources.pods.push(pod('web-1', a.clock.now), pod('web-2', a.clock.now));
+      const h = countingHistory();
+      Object.assign(a.sources as AdapterSources, cachedObservedUsage(h, () => a.clock.now));
+      const uidSel = `autoscaling.crane.io%2Feffective-hpa-uid%3D${UID}`;
+      const custom = `/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/%2A/crane_custom.pods_http_requests?labelSelector=app%3Dweb&metricLabelSelector=${uidSel}`;
+      const cpu = `/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/%2A/crane_pod_cpu_usage?labelSelector=app%3Dweb&metricLabelSelector=${uidSel}`;
+      const get = (path: string) => a.get(path, { headers: asUser('hpa') });
+      const rs = await Promise.all(Array.from({ length: 10 }, () => get(custom)));
+      for (let i = 0; i < 10; i++) rs.push(await get(custom));
+      expect(rs.map((r) => r.status)).to.deep.equal(new Array(20).fill(200));
+      const httpQueries = () => h.queries.filter((q) => q.query.includes('http_requests_total'));
+      expect(httpQueries()).to.have.length(1);
+      expect(httpQueries()[0]!.query).to.contain('namespace="default"');
+      expect(httpQueries()[0]!.options).to.deep.equal({ namespace: 'default' });
+      for (let i = 0; i < 20; i++) await get(cpu);
+      const cpuQueries = () => h.queries.filter((q) => q.query.includes('container_cpu_usage_seconds_total'));
+      expect(cpuQueries()).to.have.length(1);
+      a.clock.now += OBSERVED_REFRESH_MS;
+      await get(custom);
+      await get(cpu);
+      expect(httpQueries()).to.have.length(2);
+      expect(cpuQueries()).to.have.length(2);
+    } finally {
+      await a.close();
+    }
   });
 });
