@@ -323,9 +323,10 @@ export class TspReconciler {
     this.forecasts.delete(key);
     this.backoffs.delete(key);
     this.forgetMetrics(key);
-    if (!this.stopped) this.refused.set(key, { version, retryAtMs: nowMs + retryMs });
     this.d.events?.event(tsp, 'Warning', INVALID_SPEC, message);
     await this.d.status.update(path, tsp, (obj) => invalidSpecStatus(obj, message, nowMs));
+    // Only once the condition is written: a write that failed leaves the next pass to try again.
+    if (!this.stopped) this.refused.set(key, { version, retryAtMs: nowMs + retryMs });
     this.computedVersion.set(key, version);
     log.info({ reason: INVALID_SPEC }, message);
     return { requeueAfterMs: retryMs };

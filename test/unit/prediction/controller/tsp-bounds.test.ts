@@ -111,7 +111,7 @@ describe('TspReconciler: bounds for stored objects', () => {
 describe('TspReconciler: the status-size bound before any fit', () => {
   const WINDOW_12H = 43_200;
   /** A TSP with `metrics` metrics whose every query answers `seriesCount` series; counts queries and fitted series. */
-  function counted(o: { seriesCount: number; window: number; metrics?: PredictionMetricSpec[] }) {
+  function counted(o: { seriesCount: number; window: number; metrics?: PredictionMetricSpec[]; failedWrites?: number }) {
     const store = new InMemoryObjects();
     const metrics = o.metrics ?? [{ resourceIdentifier: 'cpu', type: 'ResourceQuery', resourceQuery: 'cpu' }];
     store.seed(TSPS(NS), {
@@ -144,11 +144,18 @@ describe('TspReconciler: the status-size bound before any fit', () => {
     };
     let nowS = T0;
     const events: string[] = [];
+    const writer = new StatusWriter(store);
+    let failedWrites = o.failedWrites ?? 0;
     const reconciler = new TspReconciler({
       tsps: store.cache<TimeSeriesPrediction>(TSPS),
       history,
       forecaster,
-      status: new StatusWriter(store),
+      status: {
+        update: ((...args: Parameters<StatusWriter['update']>) => {
+          if (failedWrites-- > 0) return Promise.reject(new Error('the apiserver is unavailable'));
+          return writer.update(...args);
+        }) as StatusWriter['update'],
+      },
       log: pino({ level: 'silent' }),
       now: () => nowS * 1000,
       updateFrequencyMs: 30_000,
@@ -227,6 +234,18 @@ describe('TspReconciler: the status-size bound before any fit', () => {
     expect(s.ready()?.message).to.match(/^the forecast has 20016 samples, more than the 20000 .*; tried again when the spec changes, or in 12h$/);
     await s.reconciler.reconcile(`${NS}/t`);
     expect(s.calls).to.have.length(1);
+  });
+
+  it('a refusal whose condition could not be written is tried again at the next pass, not 12 h later', async () => {
+    const s = counted({ seriesCount: 100, window: WINDOW_12H, failedWrites: 1 });
+    const first = await s.reconcile().then(() => null, (e: Error) => e.message);
+    expect(first).to.equal('the apiserver is unavailable');
+    expect(s.ready()).to.equal(undefined);
+    await s.reconcile();
+    expect(s.count).to.deep.equal({ queries: 2, forecastCalls: 0, fittedSeries: 0 });
+    expect(s.ready()).to.include({ status: 'False', reason: 'InvalidSpec' });
+    await s.reconcile();
+    expect(s.count.queries).to.equal(2);
   });
 
   it("counts an aggregated percentile metric's query as the one series it fits", async () => {
