@@ -3,7 +3,7 @@
 // one of them points to changes, and keeps a gauge of it. Read-only: serve never writes an APIService.
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
-import { KubeApiError } from '../kube/api-client.ts';
+import { KubeApiError, resourcePath } from '../kube/api-client.ts';
 import { METRIC_PREFIX } from '../observability/metrics-registry.ts';
 import { SERVED_APISERVICES, changedVerdicts, judgeApiService, type ApiServiceLike, type ApiServiceRead, type ClaimVerdict, type ServiceRef } from './apiservice-claims.ts';
 import { every } from './reloader.ts';
@@ -23,7 +23,7 @@ export interface ApiServiceWatchOptions {
 
 async function readApiService(client: ApiServiceWatchOptions['client'], name: string): Promise<ApiServiceRead> {
   try {
-    return { found: await client.get<ApiServiceLike>(`/apis/apiregistration.k8s.io/v1/apiservices/${name}`) };
+    return { found: await client.get<ApiServiceLike>(resourcePath('apiregistration.k8s.io/v1', 'apiservices', undefined, name)) };
   } catch (e) {
     if (e instanceof KubeApiError && e.notFound) return { absent: true };
     return { error: e instanceof KubeApiError ? `HTTP ${e.status} ${e.reason}` : (e as Error).message };

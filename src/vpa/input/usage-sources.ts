@@ -4,10 +4,12 @@
 import { parseQuantity } from '../../quantity/index.ts';
 import type { PrometheusClient } from '../../prometheus/client.ts';
 import type { HistorySeries } from '../../prometheus/series.ts';
-import { KubeApiError, type KubeApiClient } from '../../kube/api-client.ts';
+import { KubeApiError, groupVersionPath, resourcePath, type KubeApiClient } from '../../kube/api-client.ts';
 import { historyQueries, historyPodSelector, podLabelsFromSeries, type PrometheusHistoryConfig } from './prometheus-history.ts';
 import { cpuAmountFromCores, memoryAmountFromBytes } from '../model/resource-amount.ts';
 import type { PodHistory, UsageSample } from './cluster-feeder.ts';
+
+const METRICS_API_VERSION = 'metrics.k8s.io/v1beta1';
 
 export interface UsageSource {
   readonly name: string;
@@ -60,7 +62,7 @@ export class MetricsApiUsage implements UsageSource {
 
   async available(): Promise<boolean> {
     try {
-      const l = await this.client.get<{ resources?: { name: string }[] }>('/apis/metrics.k8s.io/v1beta1');
+      const l = await this.client.get<{ resources?: { name: string }[] }>(groupVersionPath(METRICS_API_VERSION));
       return !!l.resources?.some((r) => r.name === 'pods');
     } catch (e) {
       if (e instanceof KubeApiError && (e.notFound || e.status === 503)) return false;
@@ -69,8 +71,7 @@ export class MetricsApiUsage implements UsageSource {
   }
 
   async current(): Promise<UsageSample[]> {
-    const path = this.namespace ? `/apis/metrics.k8s.io/v1beta1/namespaces/${encodeURIComponent(this.namespace)}/pods` : '/apis/metrics.k8s.io/v1beta1/pods';
-    const list = await this.client.get<PodMetricsList>(path);
+    const list = await this.client.get<PodMetricsList>(resourcePath(METRICS_API_VERSION, 'pods', this.namespace));
     const out: UsageSample[] = [];
     for (const pm of list.items ?? []) {
       const time = Date.parse(pm.timestamp) * 1000;
