@@ -231,7 +231,8 @@ export class EhpaReconciler {
   }
 
   /** Preview's stand-in scale target: mirrors the real target so the HPA computes from real replicas (§B.5).
-   *  Owned like the HPA and TSP: created, or replaced when its spec differs, never taken from another owner. */
+   *  Owned like the HPA and TSP (created, updated when its spec differs, never taken from another owner), but
+   *  its spec is merge-patched: the controllers' RBAC grants patch on Substitutes, not update. */
   private async reconcileSubstitute(ehpa: EffectiveHorizontalPodAutoscaler, scale: Scale): Promise<void> {
     const ns = ehpa.metadata.namespace;
     const name = ownedObjectName(ehpa.metadata.name);
@@ -244,7 +245,7 @@ export class EhpaReconciler {
       spec: { substituteTargetRef: { ...ehpa.spec.scaleTargetRef }, replicas: scale.status.replicas },
     };
     try {
-      const r = await this.owned.apply({ path, desired, existing, ownerUid: ehpa.metadata.uid });
+      const r = await this.owned.apply({ path, desired, existing, ownerUid: ehpa.metadata.uid, patchSpec: true });
       const sub = r.object;
       if (r.action === 'created') this.d.events.event(ehpa, 'Normal', 'SubstituteCreated', `Create Substitute ${name}`);
       const wanted = { labelSelector: scale.status.selector ?? '', replicas: scale.status.replicas };

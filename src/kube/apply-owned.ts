@@ -30,6 +30,9 @@ export interface ApplyRequest<T extends OwnedObject> {
   syncLabelsAndAnnotations?: boolean;
   /** Annotations kept exactly as the desired object has them: added, changed, and removed when it lacks them. */
   exactAnnotations?: readonly string[];
+  /** Update with a merge patch of the spec instead of a replace: for a kind the controller may patch but not
+   *  update (its RBAC grants no more), which also leaves the object's metadata alone. */
+  patchSpec?: boolean;
 }
 
 export interface ApplyResult<T> {
@@ -69,7 +72,7 @@ export class OwnedApplier {
   /** Per object: a digest of what we last wanted, and the spec the server stored from that write. */
   private readonly applied = new Map<string, { desired: string; stored: unknown }>();
 
-  constructor(private readonly writer: Pick<ObjectWriter, 'create' | 'replace'>) {}
+  constructor(private readonly writer: Pick<ObjectWriter, 'create' | 'replace' | 'patch'>) {}
 
   async apply<T extends OwnedObject>(r: ApplyRequest<T>): Promise<ApplyResult<T>> {
     const { desired, existing } = r;
@@ -88,6 +91,11 @@ export class OwnedApplier {
       (!r.syncLabelsAndAnnotations ||
         (hasAll(existing.metadata.labels, desired.metadata.labels) && hasAll(existing.metadata.annotations, desired.metadata.annotations)));
     if (same || this.onlyOurDefaulting(key, desired, existing.spec)) return { object: existing, action: 'unchanged' };
+    if (r.patchSpec) {
+      const patched = await this.writer.patch<T>(`${r.path}/${encodeURIComponent(name)}`, { spec: desired.spec });
+      this.applied.set(key, { desired: digestOf(desired), stored: patched.spec });
+      return { object: patched, action: 'updated' };
+    }
     const merged: T = {
       ...existing,
       ...(r.syncLabelsAndAnnotations

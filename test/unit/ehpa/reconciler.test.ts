@@ -150,7 +150,7 @@ describe('EhpaReconciler.reconcile (in-memory seams)', function () {
     const writes = t.store.writes.length;
     await t.reconciler.reconcile(t.key);
     expect(t.store.read<Substitute>(path)!.spec.replicas).to.equal(2);
-    expect(t.store.writes.slice(writes).map((w) => w.verb)).to.include('replace');
+    expect(t.store.writes.slice(writes).map((w) => w.verb)).to.deep.equal(['patch']);
 
     const foreign = t.store.seed(SUBS(NS), { ...sub, metadata: { ...sub.metadata, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'x', uid: 'someone-else', controller: true }] }, spec: { ...sub.spec, replicas: 9 } });
     expect(await t.reconciler.reconcile(t.key)).to.deep.equal({ requeueAfterMs: 15_000 }); // not retried: it cannot heal by itself

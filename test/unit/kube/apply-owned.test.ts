@@ -15,7 +15,7 @@ const PATH = '/apis/autoscaling/v2/namespaces/team/horizontalpodautoscalers';
 
 /** A writer that stores like a server: `defaults` are added to every spec it stores. */
 function fakeServer(defaults: Record<string, unknown> = {}) {
-  const writes: { verb: 'create' | 'replace'; path: string; body: Obj }[] = [];
+  const writes: { verb: 'create' | 'replace' | 'patch'; path: string; body: Obj }[] = [];
   const store = <T>(body: unknown): T => {
     const o = body as Obj;
     return { ...o, spec: { ...o.spec, ...defaults } } as unknown as T;
@@ -29,6 +29,10 @@ function fakeServer(defaults: Record<string, unknown> = {}) {
       },
       replace: async <T>(path: string, body: unknown): Promise<T> => {
         writes.push({ verb: 'replace', path, body: body as Obj });
+        return store<T>(body);
+      },
+      patch: async <T>(path: string, body: unknown): Promise<T> => {
+        writes.push({ verb: 'patch', path, body: body as Obj });
         return store<T>(body);
       },
     },
@@ -50,6 +54,19 @@ describe('OwnedApplier', () => {
     expect(again.action).to.equal('unchanged');
     expect(server.writes.map((w) => w.verb)).to.deep.equal(['create']);
     expect(applier.remembered).to.equal(1);
+  });
+
+  it('patchSpec: a changed spec is merge-patched alone (a kind the controller may patch, not update)', async () => {
+    const server = fakeServer();
+    const applier = new OwnedApplier(server.writer);
+    const first = await applier.apply({ path: PATH, desired: hpa({ maxReplicas: 5 }), existing: undefined, ownerUid: OWNER, patchSpec: true });
+    const next = await applier.apply({ path: PATH, desired: hpa({ maxReplicas: 6 }), existing: first.object, ownerUid: OWNER, patchSpec: true });
+    expect(next.action).to.equal('updated');
+    expect(server.writes.slice(1)).to.deep.equal([{ verb: 'patch', path: `${PATH}/ehpa-web`, body: { spec: { maxReplicas: 6 } } }]);
+    const foreign = hpa({ maxReplicas: 5 }, { ownerReferences: [] });
+    let refused: unknown;
+    await applier.apply({ path: PATH, desired: hpa({ maxReplicas: 6 }), existing: foreign, ownerUid: OWNER, patchSpec: true }).catch((e: unknown) => (refused = e));
+    expect(refused).to.be.instanceOf(NotOwnedError);
   });
 
   it('does not rewrite what the server defaulted after our own write (no update loop)', async () => {

@@ -77,8 +77,8 @@ const USES: Use[] = [
   },
   {
     group: 'autoscaling.crane.io', resource: 'substitutes', verbs: ['create', 'patch'],
-    at: [['src/ehpa/reconciler.ts', 'client.create<Substitute>(path'], ['src/ehpa/reconciler.ts', 'client.patch<Substitute>(']],
-    why: 'Preview creates its Substitute and merge-patches its spec',
+    at: [['src/kube/apply-owned.ts', 'writer.create<T>(r.path'], ['src/kube/apply-owned.ts', 'writer.patch<T>('], ['src/ehpa/reconciler.ts', 'ownerUid: ehpa.metadata.uid, patchSpec: true']],
+    why: 'Preview creates its Substitute and merge-patches its spec (OwnedApplier with patchSpec)',
   },
   {
     group: 'autoscaling.crane.io', resource: 'substitutes/status', verbs: ['patch'],
@@ -117,7 +117,7 @@ const USES: Use[] = [
   },
   {
     group: 'metrics.k8s.io', resource: 'pods', verbs: ['list'],
-    at: [['src/vpa/input/usage-sources.ts', 'client.get<PodMetricsList>(path)']],
+    at: [['src/vpa/input/usage-sources.ts', "client.get<PodMetricsList>(resourcePath(METRICS_API_VERSION, 'pods'"]],
     why: 'the VPA recommender lists PodMetrics for current usage',
   },
   {
@@ -135,7 +135,7 @@ const ADAPTER_USES: (Use & { names: string[] })[] = [
   {
     group: 'apiregistration.k8s.io', resource: 'apiservices', verbs: ['get'],
     names: [...SERVED_APISERVICES],
-    at: [['src/adapter/apiservice-watch.ts', 'client.get<ApiServiceLike>(`/apis/apiregistration.k8s.io/v1/apiservices/${name}`)']],
+    at: [['src/adapter/apiservice-watch.ts', "client.get<ApiServiceLike>(resourcePath('apiregistration.k8s.io/v1', 'apiservices', undefined, name))"]],
     why: 'serve reads the metrics APIServices to say when another adapter holds one (never writes them)',
   },
 ];
@@ -144,7 +144,7 @@ const ADAPTER_USES: (Use & { names: string[] })[] = [
 const NON_RESOURCE: [string, string][] = [
   ['src/kube/discovery.ts', 'client.get<ApiResourceList>(groupVersionPath('],
   ['src/kube/discovery.ts', 'client.get<ApiGroupDoc>(`/apis/${group}`)'],
-  ['src/vpa/input/usage-sources.ts', "client.get<{ resources?: { name: string }[] }>('/apis/metrics.k8s.io/v1beta1')"],
+  ['src/vpa/input/usage-sources.ts', 'client.get<{ resources?: { name: string }[] }>(groupVersionPath(METRICS_API_VERSION))'],
 ];
 
 /** The one list helper every informer uses (its rights come from the informers' kinds). */
