@@ -1,6 +1,13 @@
 # syntax=docker/dockerfile:1
-# Build stage: install with the lockfile, compile TypeScript to dist/.
-FROM node:20-bookworm-slim AS build
+# Fetches from package registries only: the Dockerfile frontend and node:20-bookworm-slim from Docker Hub,
+# npm packages from the npm registry by the lockfile, nothing else (test/unit/packaging/release.test.ts
+# checks the base images, that no lockfile entry is a git or tarball URL, and that no instruction downloads
+# anything itself: no ADD, no curl, wget or git).
+#
+# Build stage: install with the lockfile, compile TypeScript to dist/. It runs on the builder's own platform
+# ($BUILDPLATFORM) even for the arm64 image, since compiled JavaScript is the same for every architecture:
+# the release's multi-platform build then runs tsc natively instead of under QEMU, many times slower.
+FROM --platform=$BUILDPLATFORM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --ignore-scripts
