@@ -81,7 +81,7 @@ function findProblems(ehpa: EffectiveHorizontalPodAutoscaler, isValidZone: (zone
     if (!cron.start) out.push({ reason: 'InvalidCron', message: `${label}: cron start must not be empty` });
     if (!cron.end) out.push({ reason: 'InvalidCron', message: `${label}: cron end must not be empty` });
     if (cron.timezone != null && !isValidZone(cron.timezone)) {
-      out.push({ reason: 'InvalidTimeZone', message: `${label}: unknown time zone "${cron.timezone}"` });
+      out.push({ reason: 'InvalidTimeZone', message: `${label}: timezone: unknown time zone "${cron.timezone}"` });
     }
     for (const field of ['start', 'end'] as const) {
       const text = cron[field];

@@ -56,7 +56,7 @@ describe('flagged settings name their field', () => {
     });
     expect(messages(e)).to.deep.equal([
       'InvalidCron: spec.crons[0] (morning): start "61 * * * *": "61 * * * *": minute value 61 is above the maximum 59',
-      'InvalidTimeZone: spec.crons[1] (evening): unknown time zone "Mars/Olympus"',
+      'InvalidTimeZone: spec.crons[1] (evening): timezone: unknown time zone "Mars/Olympus"',
       'InvalidCron: spec.crons[1] (evening): end "0 19 * * 8": "0 19 * * 8": day-of-week value 8 is above the maximum 6',
     ]);
   });
