@@ -7,6 +7,7 @@ import { KubeApiError, resourcePath, type ObjectWriter } from '../kube/api-clien
 import { NotOwnedError, OwnedApplier, controllerUid } from '../kube/apply-owned.ts';
 import type { EventSink } from '../kube/event-recorder.ts';
 import type { CacheReader } from '../kube/informers.ts';
+import { splitKey } from '../kube/controller-runner.ts';
 import { parseLabelSelector } from '../selectors/label-selector.ts';
 import { PodSelectorIndex } from './selector-index.ts';
 import { ehpaForecastValue } from '../metric-values/forecast-value.ts';
@@ -80,7 +81,7 @@ export class EhpaReconciler {
 
   forget(key: string): void {
     this.selectors.delete(key);
-    const [namespace, name] = key.split('/') as [string, string];
+    const { namespace, name } = splitKey(key);
     // The HPA, TSP and Substitute go with the EHPA (ownerReference GC); so does what the applier remembers of them.
     const owned = ownedObjectName(name);
     this.owned.forget(resourcePath(HPA_API_VERSION, HPA_PLURAL, namespace), owned);
@@ -94,7 +95,7 @@ export class EhpaReconciler {
   }
 
   async reconcile(key: string): Promise<{ requeueAfterMs?: number }> {
-    const [namespace, name] = key.split('/') as [string, string];
+    const { namespace, name } = splitKey(key);
     const ehpa = this.d.ehpas.get(namespace, name);
     if (!ehpa || ehpa.metadata.deletionTimestamp) {
       // Owned objects go with the EHPA through ownerReference garbage collection (§B.6).
