@@ -172,7 +172,7 @@ function extremes(leaf: Leaf, item: unknown): Extreme[] {
       return [...strings(['', '-1', '../../x', 'UPPER lower_space']), ...lengths().slice(1)];
     case 'list': {
       const max = s.maxItems;
-      const list = (n: number) => Array.from({ length: n }, () => structuredClone(item));
+      const list = (n: number) => copies(item, n);
       return [
         ex('[]', []),
         ...(max !== undefined ? [ex(`maxItems ${max}`, list(max)), ex(`maxItems+1 ${max + 1}`, list(max + 1))] : []),
@@ -206,7 +206,7 @@ export interface FuzzCase {
 
 /** Minimal valid objects per kind; for fields under an algorithm's percentile block, the percentile base. */
 export function baseObjects(kind: string): Record<string, unknown>[] {
-  const dsp = { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '1d', estimators: { maxValue: [{ marginFraction: '0.1' }], fft: [{ marginFraction: '0.1', lowAmplitudeThreshold: '1', highFrequencyThreshold: '0.05', minNumOfSpectrumItems: 3, maxNumOfSpectrumItems: 100 }] } } };
+  const dsp = { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '2d', estimators: { maxValue: [{ marginFraction: '0.1' }], fft: [{ marginFraction: '0.1', lowAmplitudeThreshold: '1', highFrequencyThreshold: '0.05', minNumOfSpectrumItems: 3, maxNumOfSpectrumItems: 100 }] } } };
   const percentile = { algorithmType: 'percentile', percentile: { sampleInterval: '60s', historyLength: '1d', aggregated: true, percentile: '0.95', marginFraction: '0.1', targetUtilization: '1', minSampleWeight: '0.1', histogram: { maxValue: '100', bucketSize: '0.1', epsilon: '1e-10', halfLife: '12h' } } };
   const expPercentile = { ...percentile, percentile: { ...percentile.percentile, histogram: { maxValue: '100', firstBucketSize: '0.01', bucketSizeGrowthRatio: '1.05', epsilon: '1e-10', halfLife: '12h' } } };
   const target = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
@@ -324,6 +324,18 @@ function itemFor(leaf: Leaf, base: unknown): unknown {
   return t === 'string' ? 'x' : t === 'integer' || t === 'number' ? 1 : {};
 }
 
+/** `n` copies of a list item, each with its own key (name, resourceIdentifier, containerName; a string item
+ *  itself), so that a list keyed by them is refused for its length, not for a duplicate. */
+export function copies(item: unknown, n: number): unknown[] {
+  return Array.from({ length: n }, (_, i) => {
+    if (i === 0) return structuredClone(item);
+    if (typeof item === 'string') return `${item}${i}`;
+    const c = structuredClone(item) as Record<string, unknown>;
+    if (c && typeof c === 'object') for (const k of ['name', 'resourceIdentifier', 'containerName']) if (typeof c[k] === 'string') c[k] = `${c[k] as string}-${i}`;
+    return c;
+  });
+}
+
 const fieldName = (path: readonly string[]) => path.filter((p) => p !== '[]' && p !== '{}').at(-1) ?? '';
 
 /** Two (or three) fields whose product is a size: [names of the fields, values of each, in order]. Found in
@@ -391,7 +403,7 @@ function pairCases(crd: Crd, all: Leaf[]): FuzzCase[] {
         for (const [leaf, value] of order) {
           if (leaf.semantic === 'list') {
             const item = itemFor(leaf, object);
-            setPath(object, leaf.path, Array.from({ length: value as number }, () => structuredClone(item)));
+            setPath(object, leaf.path, copies(item, value as number));
           } else if (leaf.semantic === 'map' || leaf.semantic === 'opaque') {
             setPath(object, leaf.path, Object.fromEntries(Array.from({ length: value as number }, (_, i) => [String(i), 1e308])));
           } else setPath(object, leaf.path, value);
