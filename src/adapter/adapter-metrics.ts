@@ -37,7 +37,7 @@ export function createAdapterMetrics(registry: Registry): AdapterMetrics {
     }),
     fallbacks: new Counter({
       name: `${METRIC_PREFIX}prediction_fallbacks_total`,
-      help: 'Answers where the forecast could not be used, by metric, reason and outcome (observed usage served, or error)',
+      help: 'Answers where the forecast was not served, by metric, reason and outcome (observed usage served, error, or stepped-aside: 0 served so the HPA scales on its other metrics)',
       labelNames: ['metric', 'reason', 'outcome'],
       registers,
     }),

@@ -76,7 +76,7 @@ export interface PredictionMetricStatus {
   ready: boolean;
   /**
    * Ours, not Crane's: set when `auto` mode judged that serving this forecast does not pay against a plain HPA
-   * (why, with the replayed figures). The adapter then serves the observed value; the forecast stays here.
+   * (why, with the replayed figures). The adapter then serves 0 for that metric (the HPA scales on its other metrics); the forecast stays here.
    */
   stepAside?: string;
   prediction?: { labels: { name: string; value: string }[]; samples: PredictionSample[] }[];

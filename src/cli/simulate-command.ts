@@ -121,7 +121,7 @@ export const simulateCommand = defineCommand({
     { name: 'pod-cpu-request', type: 'string', default: undefined, help: `CPU request of one pod, a quantity like 500m or 2 (default: annotation ${POD_CPU_REQUEST_ANNOTATION}, else 1)` },
     { name: 'tolerance', type: 'float', default: 0.1, min: 0, max: 1, help: "HPA tolerance (kube-controller-manager's --horizontal-pod-autoscaler-tolerance)" },
     { name: 'downscale-stabilization', type: 'duration', default: '5m', help: 'downscale stabilization window when the EHPA sets no behavior.scaleDown.stabilizationWindowSeconds' },
-    { name: 'prediction-pays', type: 'enum', values: ['enforce', 'observe'], default: 'enforce', help: "as serve's flag: enforce steps aside where auto mode's forecast does not pay against a plain HPA on its own history (the observed usage is served), observe serves it anyway" },
+    { name: 'prediction-pays', type: 'enum', values: ['enforce', 'observe'], default: 'enforce', help: "as serve's flag: enforce steps aside where auto mode's forecast does not pay against a plain HPA on its own history (the metric reads 0: the HPA scales as a plain one), observe serves it anyway" },
     { name: 'prediction-fallback', type: 'enum', values: ['observed', 'error'], default: 'observed', help: 'without a forecast, crane_pod_cpu_usage serves observed usage (observed) or fails (error, as Crane)' },
     { name: 'initial-replicas', type: 'int', default: undefined, min: 0, help: 'replicas at the start (default: what meets the per-pod target at the first step, within min/max)' },
     { name: 'pod-startup', type: 'duration', default: '0s', help: 'time from a scale-up until the new pod serves (e.g. 90s, 3m); starting pods count as replicas and cost, but give no capacity' },

@@ -5,7 +5,7 @@ import type { HorizontalPodAutoscaler } from '../api/autoscaling.ts';
 import { metaTime, upsertCondition, type Condition } from '../api/meta.ts';
 import type { EffectiveHorizontalPodAutoscaler, EhpaStatus } from '../api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../api/prediction.ts';
-import { servesObserved, type ForecastValue } from '../metric-values/forecast-value.ts';
+import { stepsAside, type ForecastValue } from '../metric-values/forecast-value.ts';
 
 export const READY = 'Ready';
 export const PREDICTION_READY = 'PredictionReady';
@@ -84,8 +84,8 @@ export function buildStatus(input: StatusInput): EhpaStatus {
           type: PREDICTION_FALLBACK,
           status: 'True' as const,
           reason: f.reason,
-          message: servesObserved(f.reason)
-            ? `crane_pod_cpu_usage is served from observed usage, as a plain HPA would scale: ${f.message}`
+          message: stepsAside(f.reason)
+            ? `crane_pod_cpu_usage reads 0 while the forecast steps aside, so the HPA scales on its other metrics as a plain HPA would: ${f.message}`
             : `crane_pod_cpu_usage falls back to observed usage (unless --prediction-fallback=unavailable): ${f.message}`,
         };
     conditions.push(upsertCondition(prev?.conditions, fallback, nowMs));

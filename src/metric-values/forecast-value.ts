@@ -10,15 +10,24 @@ import { resourceAliases, tspForTarget, type PredictionTarget } from './tsp-look
 
 /**
  * Why a forecast is not served (the observed fallback, or the 503, says this reason). PredictionSteppedAside:
- * `auto` mode judged the forecast not worth its cost (value-replay.ts), so the observed value is served
- * whatever --prediction-fallback says, and the HPA behaves as a plain one.
+ * `auto` mode judged the forecast not worth its cost (value-replay.ts), so the metric serves
+ * STEPPED_ASIDE_VALUE whatever --prediction-fallback says, and the HPA behaves as a plain one.
  */
 export type ForecastReason = 'PredictionMissing' | 'PredictionNotReady' | 'PredictionOutdated' | 'PredictionSteppedAside';
 
-/** Whether a reason is a decision to serve the observed value (not a failure of the forecast). */
-export function servesObserved(reason: ForecastReason): boolean {
+/** Whether a reason is a decision not to serve the forecast (not a failure of it): the metric then serves STEPPED_ASIDE_VALUE. */
+export function stepsAside(reason: ForecastReason): boolean {
   return reason === 'PredictionSteppedAside';
 }
+
+/**
+ * What a metric whose forecast stepped aside serves: 0. The HPA scales to the largest count any of its metrics
+ * asks for, and a metric at 0 asks for none, so the HPA scales exactly as a plain one on the EHPA's other
+ * metrics. Serving the observed usage instead had the HPA take the larger of two readings of the same usage
+ * (the CPU metric's whole-percent utilization and this metric's millicores, each with its own tolerance band):
+ * 1-2 % more replica-hours than the plain HPA for no fewer short minutes (npm run eval:value).
+ */
+export const STEPPED_ASIDE_VALUE = 0;
 
 export type ForecastValue = { ok: true; largest: number } | { ok: false; reason: ForecastReason; message: string };
 

@@ -7,6 +7,7 @@ import { buildDesiredHpa } from '../ehpa/desired-hpa.ts';
 import { predictionEnabled, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import { cronWindowActive } from '../cron/cron-window.ts';
 import { cronReplicas } from '../metric-values/cron-replicas.ts';
+import { STEPPED_ASIDE_VALUE } from '../metric-values/forecast-value.ts';
 import { HpaReplay, replayableMetrics, type ReplayedMetric } from './hpa-replay.ts';
 import { forecastPlan, lastIndexAtOrBefore, LOOKBACK_SECONDS, TspReplay, type RefreshOutcome, type Series } from './tsp-replay.ts';
 import { summarize, type SimulationSummary } from './summary.ts';
@@ -222,8 +223,8 @@ export function simulate(o: SimulationOptions): SimulationResult {
     const plainReady = plainHpa.readyReplicas(nowMs - o.stepSeconds * 1000);
     const fed = feed?.step(t);
     const refresh = fed?.refresh;
-    // Stepped aside, the predicted metric serves the observed usage: the HPA scales as a plain one.
-    const forecastCores = fed?.windowMaxCores ?? (fed?.steppedAside ? usage : undefined);
+    // Stepped aside, the predicted metric serves the adapter's neutral value: the HPA scales as a plain one.
+    const forecastCores = fed?.windowMaxCores ?? (fed?.steppedAside ? STEPPED_ASIDE_VALUE : undefined);
     const cron = usesCron ? cronValue(ehpa, nowMs, o.localZone, ehpaBefore) : undefined;
     const e = ehpaHpa.sync({ nowMs, usageCores: usage, forecastCores, cronReplicas: cron?.replicas });
     const p = plainHpa.sync({ nowMs, usageCores: usage });

@@ -113,7 +113,7 @@ export interface RefreshOutcome {
   error?: string;
   period?: string | null;
   estimator?: string | null;
-  /** auto mode judged the forecast not worth serving (PredictionPays): why. The observed value is served. */
+  /** auto mode judged the forecast not worth serving (PredictionPays): why. The metric serves 0 (the HPA scales as a plain one). */
   stepAside?: string;
 }
 
@@ -195,7 +195,7 @@ export class TspReplay {
     return { ready: false, error: result.reason ?? (series.length ? 'forecast does not cover the window' : 'the algorithm found no prediction in the history'), ...about };
   }
 
-  /** Whether the forecast in force stepped aside (the observed value is served instead). */
+  /** Whether the forecast in force stepped aside (the metric serves 0 instead). */
   get steppedAside(): boolean {
     return !!this.status?.ready && this.status.stepAside !== undefined;
   }
@@ -205,7 +205,7 @@ export class TspReplay {
     if (!this.status?.ready) {
       return { ok: false, problem: { reason: 'NotReady', message: this.lastOutcome?.error ?? 'TimeSeriesPrediction is not ready' } };
     }
-    // Stepped aside: the adapter serves the observed value (the replay's observed fallback).
+    // Stepped aside: the adapter serves its neutral value (simulate.ts feeds STEPPED_ASIDE_VALUE).
     if (this.status.stepAside) return { ok: false, problem: { reason: 'NotReady', message: `stepped aside: ${this.status.stepAside}` } };
     return maxForecastInWindow(this.status, nowS * 1000, this.o.windowSeconds);
   }

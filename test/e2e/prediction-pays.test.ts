@@ -3,8 +3,8 @@
 // plain HPA at the same cost on a replay of that history, and an aperiodic, bursty one (input4), whose
 // forecast costs more than a plain HPA that is as short. On the real control plane: the first EHPA shows
 // PredictionPays=True and its HPA scales on the forecast ahead of the load; the second shows
-// PredictionPays=False/SteppedAside, the adapter serves the pods' observed usage for crane_pod_cpu_usage,
-// and its HPA stays where the CPU metric alone puts it.
+// PredictionPays=False/SteppedAside, the adapter serves 0 for crane_pod_cpu_usage (a metric at 0 asks for
+// no replicas), and its HPA stays where the CPU metric alone puts it.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -86,7 +86,7 @@ describe('e2e: prediction pays, or steps aside', function () {
     expect(quantityMilli(cpu?.resource?.current.averageValue ?? '0')).to.be.within(0, 5);
   });
 
-  it('the bursty trace: PredictionPays=False/SteppedAside; observed usage is served, and the HPA stays where CPU alone puts it', async () => {
+  it('the bursty trace: PredictionPays=False/SteppedAside; 0 is served, and the HPA stays where CPU alone puts it', async () => {
     const c = env.cluster;
     const ns = 'pays-bursty';
     const tsp = await waitObj(c, tspPath(ns, 'ehpa-web'), 'TSP judged', (t) => condition(t, 'PredictionPays') !== undefined, 240_000);
@@ -99,14 +99,14 @@ describe('e2e: prediction pays, or steps aside', function () {
     expect(metric.prediction[0]!.samples.length).to.be.greaterThan(0);
     expect(metric.stepAside).to.be.a('string').and.not.equal('');
     const ehpa = await waitObj(c, ehpaPath(ns, 'web'), 'EHPA steps aside', (o) => condition(o, 'PredictionPays')?.reason === 'SteppedAside' && condition(o, 'PredictionFallback')?.reason === 'PredictionSteppedAside', 120_000);
-    expect(condition(ehpa, 'PredictionFallback')?.message).to.match(/^crane_pod_cpu_usage is served from observed usage, as a plain HPA would scale: /);
-    // What crane_pod_cpu_usage answers is the pods' observed usage (the idle 1m), not the forecast.
+    expect(condition(ehpa, 'PredictionFallback')?.message).to.match(/^crane_pod_cpu_usage reads 0 while the forecast steps aside, so the HPA scales on its other metrics as a plain HPA would: /);
+    // What crane_pod_cpu_usage answers is 0 for every pod: neither the forecast nor a second reading of usage.
     const uid = (ehpa.metadata as { uid: string }).uid;
     const q = `labelSelector=${encodeURIComponent('app=web')}&metricLabelSelector=${encodeURIComponent(`${UID_LABEL}=${uid}`)}`;
     const path = `/apis/custom.metrics.k8s.io/v1beta2/namespaces/${ns}/pods/*/crane_pod_cpu_usage?${q}`;
-    const served = await waitObj(c, path, 'observed usage served', (o) => ((o as unknown as { items?: unknown[] }).items?.length ?? 0) > 0, 180_000);
-    for (const i of (served as unknown as { items: { value: string }[] }).items) expect(quantityMilli(i.value), JSON.stringify(i)).to.be.within(0, 5);
-    // The HPA reads both metrics, and with both at the idle usage it wants what CPU alone wants: 1.
+    const served = await waitObj(c, path, '0 served', (o) => ((o as unknown as { items?: unknown[] }).items?.length ?? 0) > 0, 180_000);
+    for (const i of (served as unknown as { items: { value: string }[] }).items) expect(quantityMilli(i.value), JSON.stringify(i)).to.equal(0);
+    // The HPA reads both metrics and wants what CPU alone wants: 1.
     const h = await waitHpa(c, ns, 'ehpa-web', 'reads both metrics', (x) => ((x.status?.currentMetrics as unknown[] | undefined)?.length ?? 0) === 2, 300_000);
     expect(h.status?.desiredReplicas, JSON.stringify(h.status)).to.equal(1);
     expect(serve.running).to.equal(true);

@@ -7,7 +7,7 @@
 // GetHPAMetrics, GetReadyPredictionMetric), which the observed fallback approximates without an HPA rewrite.
 import type { EffectiveHorizontalPodAutoscaler } from '../../api/ehpa.ts';
 import { perPodMillis } from '../../metric-values/forecast-window.ts';
-import { ehpaForecastValue, servesObserved } from '../../metric-values/forecast-value.ts';
+import { ehpaForecastValue, STEPPED_ASIDE_VALUE, stepsAside } from '../../metric-values/forecast-value.ts';
 import { ehpaByUid, ehpaTspsIn } from './predicted-metric-value.ts';
 import { POD_CPU_USAGE_IDENTIFIER, POD_CPU_USAGE_METRIC } from '../../api/names.ts';
 import { invalidObject, notFound, unavailable } from '../status.ts';
@@ -15,7 +15,7 @@ import { validateEhpa } from '../../ehpa/validation.ts';
 import type { AdapterMetrics } from '../adapter-metrics.ts';
 import type { CustomMetricProvider, CustomQuery, CustomValue } from './provider.ts';
 import type { PodLike } from '../../api/pod.ts';
-import type { AdapterSources, FallbackListener } from './sources.ts';
+import type { AdapterSources, FallbackListener, FallbackOutcome } from './sources.ts';
 import { podAvailable, podRunning } from './pod-availability.ts';
 
 
@@ -80,14 +80,19 @@ export function podCpuProvider(opts: PodCpuProviderOptions): CustomMetricProvide
         return available.map((p) => ({ describedObject: describe(p, ns), milli }));
       }
 
-      const report = (outcome: 'observed' | 'error') => {
+      const report = (outcome: FallbackOutcome) => {
         opts.metrics?.fallbacks.inc({ metric: POD_CPU_USAGE_METRIC, reason: forecast.reason, outcome });
         opts.onFallback?.({
           namespace: ns, ehpaName: ehpa.metadata.name, ...(uid ? { ehpaUid: uid } : {}),
           metric: POD_CPU_USAGE_METRIC, reason: forecast.reason, message: forecast.message, outcome,
         });
       };
-      if (opts.fallback === 'error' && !servesObserved(forecast.reason)) {
+      if (stepsAside(forecast.reason)) {
+        // Every pod, ready or not, reads the neutral value: the HPA scales on its other metrics alone.
+        report('stepped-aside');
+        return pods.map((p) => ({ describedObject: describe(p, ns), milli: BigInt(STEPPED_ASIDE_VALUE) }));
+      }
+      if (opts.fallback === 'error') {
         report('error');
         throw unavailable(forecast.message);
       }

@@ -11,10 +11,10 @@ import type { TimeSeriesPrediction } from '../../api/prediction.ts';
 import { observedQueryFor } from '../../ehpa/observed-query.ts';
 import { NAMESPACED_PROMQL } from '../../prediction/history/queries.ts';
 import type { PromqlCostBounds } from '../../prometheus/promql-cost.ts';
-import { ehpaForecastValue, servesObserved } from '../../metric-values/forecast-value.ts';
+import { ehpaForecastValue, STEPPED_ASIDE_VALUE, stepsAside } from '../../metric-values/forecast-value.ts';
 import type { AdapterMetrics } from '../adapter-metrics.ts';
 import { badRequest, notFound, unavailable } from '../status.ts';
-import type { AdapterSources, FallbackListener } from './sources.ts';
+import type { AdapterSources, FallbackListener, FallbackOutcome } from './sources.ts';
 
 /**
  * The EHPA a metric request names by its uid label (`selector`: the metricLabelSelector of a custom metric,
@@ -61,14 +61,18 @@ export async function predictedTotal(
   const forecast = ehpaForecastValue(tsps, ehpa, rid, nowMs);
   if (forecast.ok) return { total: forecast.largest, observed: false };
   const ns = ehpa.metadata.namespace;
-  const report = (outcome: 'observed' | 'error') => {
+  const report = (outcome: FallbackOutcome) => {
     opts.metrics?.fallbacks.inc({ metric: family, reason: forecast.reason, outcome });
     opts.onFallback?.({
       namespace: ns, ehpaName: ehpa.metadata.name, ...(ehpa.metadata.uid ? { ehpaUid: ehpa.metadata.uid } : {}),
       metric: `${family} ${rid}`, reason: forecast.reason, message: forecast.message, outcome,
     });
   };
-  if (opts.fallback === 'error' && !servesObserved(forecast.reason)) {
+  if (stepsAside(forecast.reason)) {
+    report('stepped-aside');
+    return { total: STEPPED_ASIDE_VALUE, observed: false };
+  }
+  if (opts.fallback === 'error') {
     report('error');
     throw unavailable(forecast.message);
   }

@@ -36,8 +36,11 @@ export interface PredictionFallbackEvent {
   metric: string;
   reason: ForecastReason;
   message: string;
-  /** What was answered instead: observed usage, or nothing (strict mode / no observed data). */
-  outcome: 'observed' | 'error';
+  /** What was answered instead: observed usage, nothing (strict mode / no observed data), or 0 (the forecast stepped aside). */
+  outcome: FallbackOutcome;
 }
+
+/** What an answer without a usable forecast served. */
+export type FallbackOutcome = 'observed' | 'error' | 'stepped-aside';
 
 export type FallbackListener = (event: PredictionFallbackEvent) => void;

@@ -8,7 +8,7 @@ import type { AdapterSources } from '../../../src/adapter/providers/sources.ts';
 import type { TimeSeriesPrediction } from '../../../src/api/prediction.ts';
 import { predictionSamples } from '../../../src/adapter/crane-exporter.ts';
 import { buildStatus } from '../../../src/ehpa/status.ts';
-import { ehpaForecastValue } from '../../../src/metric-values/forecast-value.ts';
+import { ehpaForecastValue, stepsAside } from '../../../src/metric-values/forecast-value.ts';
 import { ehpa, pod, UID } from './fixtures.ts';
 
 const HPA = asUser('hpa');
@@ -58,24 +58,26 @@ const ROWS: Row[] = [
 
 const total = (items: { value: string }[]) => items.reduce((s, i) => s + Number.parseInt(i.value, 10) / (i.value.endsWith('m') ? 1000 : 1), 0);
 
-describe('a forecast that steps aside is served from observation even with --prediction-fallback=unavailable', function () {
+describe('a forecast that steps aside reads 0, even with --prediction-fallback=unavailable: the HPA scales on its other metrics', function () {
   this.timeout(30_000);
-  it('crane_pod_cpu_usage and crane_autoscaling_prediction answer the observed value, with the reason', async () => {
+  it('crane_pod_cpu_usage and crane_autoscaling_prediction answer 0 for every pod, with the reason, and read no Prometheus', async () => {
     const a = await startTestAdapter({ predictionFallback: 'error' });
     try {
       a.authorizer.allowedUsers.add('hpa');
       a.sources.ehpas.push(ehpa());
       a.sources.pods.push(pod('web-1', a.clock.now), pod('web-2', a.clock.now));
       for (const p of ['web-1', 'web-2']) a.sources.observed.set(`default/${p}`, 150);
-      (a.sources as AdapterSources).observedQueryTotal = () => 0.3;
+      let queries = 0;
+      (a.sources as AdapterSources).observedQueryTotal = () => (queries++, 0.3);
       a.sources.tsps.push(tspOf(a.clock.now, { stepAside: 'it does not pay' }));
       const cpu = await a.get(POD_CPU, { headers: HPA });
       expect(cpu.status, cpu.text).to.equal(200);
-      expect(cpu.json.items.map((i: { value: string }) => i.value)).to.deep.equal(['150m', '150m']);
+      expect(cpu.json.items.map((i: { value: string }) => i.value)).to.deep.equal(['0', '0']);
       const h = await a.get(head('crane_pod_cpu_usage'), { headers: HPA });
       expect(h.status, h.text).to.equal(200);
-      expect(h.json.items[0].value).to.equal('300m');
-      expect(a.fallbacks.map((f) => [f.reason, f.outcome])).to.deep.equal([['PredictionSteppedAside', 'observed'], ['PredictionSteppedAside', 'observed']]);
+      expect(h.json.items[0].value).to.equal('0');
+      expect(queries).to.equal(0);
+      expect(a.fallbacks.map((f) => [f.reason, f.outcome])).to.deep.equal([['PredictionSteppedAside', 'stepped-aside'], ['PredictionSteppedAside', 'stepped-aside']]);
       expect(a.fallbacks[0]?.message).to.equal('TimeSeriesPrediction default/ehpa-web: the forecast of crane_pod_cpu_usage steps aside: it does not pay');
       // Not stepping aside, the same adapter answers 503 for an unusable forecast, as Crane does.
       a.sources.tsps.splice(0, 1, tspOf(a.clock.now, { ready: false }));
@@ -118,7 +120,7 @@ describe('one decision for the served value: every served name, the exporter and
       const decided = Object.fromEntries(RIDS.map((rid) => [rid, ehpaForecastValue(tsps, e, rid, a.clock.now)]));
       const expected = (rid: (typeof RIDS)[number]) => {
         const d = decided[rid]!;
-        return d.ok ? d.largest : OBSERVED[rid];
+        return d.ok ? d.largest : stepsAside(d.reason) ? 0 : OBSERVED[rid];
       };
       // The v0.7 names: per available pod (summed back to the workload) and the external total.
       const cpu = await a.get(POD_CPU, { headers: HPA });
@@ -143,12 +145,14 @@ describe('one decision for the served value: every served name, the exporter and
         expect(d.ok, `${f.metric} fell back while the forecast was usable`).to.equal(false);
         if (!d.ok) expect(f.reason, f.metric).to.equal(d.reason);
       }
-      // The exporter publishes exactly the usable forecasts, at the same numbers.
+      // The exporter publishes the usable forecasts at the same numbers, 0 for those that stepped aside, and
+      // nothing for the rest.
       const exported = await predictionSamples(a.sources, a.clock.now);
       for (const rid of RIDS) {
         const d = decided[rid]!;
         const sample = exported.find((s) => s.labels.resourceIdentifier === rid);
         if (d.ok) expect(sample?.value, rid).to.be.closeTo(d.largest, 0.002);
+        else if (stepsAside(d.reason)) expect(sample?.value, rid).to.equal(0);
         else expect(sample, rid).to.equal(undefined);
       }
       // The EHPA condition the controller writes from the same decision, and the adapter's reason.
