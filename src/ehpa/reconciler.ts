@@ -164,7 +164,11 @@ export class EhpaReconciler {
     try {
       return await this.d.scale.get(ehpa.metadata.namespace, ehpa.spec.scaleTargetRef);
     } catch (e) {
-      throw new Failure('FailedGetScale', `Failed to get scale: ${(e as Error).message}`, true);
+      // Crane's message, then which field points where: a tenant's typo in apiVersion or kind otherwise reads
+      // as a cluster problem ("the server does not serve kind Deployment in v1").
+      const ref = ehpa.spec.scaleTargetRef;
+      const target = `spec.scaleTargetRef (apiVersion ${JSON.stringify(ref.apiVersion ?? '')}, kind ${JSON.stringify(ref.kind)}, name ${JSON.stringify(ref.name)})`;
+      throw new Failure('FailedGetScale', `Failed to get scale: ${target}: ${(e as Error).message}`, true);
     }
   }
 
