@@ -118,7 +118,10 @@ export class EhpaReconciler {
     try {
       const scale = await this.getScale(ehpa);
       if ((scale.spec.replicas ?? 0) === 0 && (ehpa.spec.minReplicas ?? 1) !== 0) {
-        throw new Failure('ScalingDisabled', 'scaling is disabled since the replica count of the target is zero', false, 0);
+        // Crane's message; when this EHPA's own Preview scaled the target to zero, it says so (otherwise the
+        // tenant sees a target that "is zero" for no reason it wrote).
+        const own = preview && ehpa.spec.specificReplicas === 0 ? '; spec.specificReplicas is 0 in Preview' : '';
+        throw new Failure('ScalingDisabled', `scaling is disabled since the replica count of the target is zero${own}`, false, 0);
       }
       if (preview) await this.reconcileSubstitute(ehpa, scale);
       // The HPA first: it does not depend on the TSP (no readiness gate, the adapter falls back), so a
@@ -136,7 +139,7 @@ export class EhpaReconciler {
           this.d.events.event(ehpa, 'Normal', 'SuccessfulManualScale', `scaled ${ehpa.spec.scaleTargetRef.kind}/${ehpa.spec.scaleTargetRef.name} from ${scale.status.replicas} to ${specific}`);
         } catch (e) {
           this.d.events.event(ehpa, 'Warning', 'FailedManualScale', (e as Error).message);
-          throw new Failure('FailedScale', (e as Error).message, true);
+          throw new Failure('FailedScale', `spec.specificReplicas ${specific}: ${(e as Error).message}`, true);
         }
       }
       const input: Omit<StatusInput, 'ehpa' | 'nowMs'> = { hpa, tsp, currentReplicas, scaledNow, ...(predictionEnabled(ehpa.spec) ? { unpredicted } : {}) };
