@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { buildCraneOracle } from './crane-oracle-build.ts';
-import { craneTraces, loadTrace } from '../../bench/traces.ts';
+import { craneTraces, loadTrace } from '../helpers/traces.ts';
 import { preprocess } from '../../src/prediction/dsp/preprocess.ts';
 import { truncateToPeriods, DAY_SECONDS, WEEK_SECONDS, type Signal } from '../../src/prediction/dsp/signal.ts';
 import {

@@ -5,7 +5,7 @@
 // (src/prediction/dsp/period-confirmation.ts), which drops input7's weekly period; crane-dsp-periods.test.ts
 // keeps documenting that Crane's own code finds a week there.
 import { expect } from 'chai';
-import { craneTraces, loadTrace, type PeriodLabel } from '../../bench/traces.ts';
+import { craneTraces, loadTrace, type PeriodLabel } from '../helpers/traces.ts';
 import { findConfirmedPeriod, DEFAULT_PERIOD_CONFIRMATION } from '../../src/prediction/dsp/period-confirmation.ts';
 import { truncateToPeriods, DAY_SECONDS, WEEK_SECONDS, type Signal } from '../../src/prediction/dsp/signal.ts';
 import { forecast } from '../../src/prediction/index.ts';

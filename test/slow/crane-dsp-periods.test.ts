@@ -2,7 +2,7 @@
 // pkg/prediction/dsp/signal_test.go TestSignal_FindPeriod: raw values, truncated to whole weeks, then
 // FindPeriod), seeded, so the answer is the same on every run.
 import { expect } from 'chai';
-import { craneTraces, loadTrace, type PeriodLabel } from '../../bench/traces.ts';
+import { craneTraces, loadTrace, type PeriodLabel } from '../helpers/traces.ts';
 import { detectPeriod } from '../../src/prediction/dsp/period.ts';
 import { truncateToPeriods, DAY_SECONDS, WEEK_SECONDS, type Signal } from '../../src/prediction/dsp/signal.ts';
 

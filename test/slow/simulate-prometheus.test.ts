@@ -12,7 +12,7 @@ import { freePort } from '../e2e/harness/ports.ts';
 import { backfill } from '../e2e/harness/prometheus.ts';
 import { parseTraceCsv } from '../e2e/harness/openmetrics.ts';
 import { captureIO } from '../helpers/capture-io.ts';
-import { TRACES_DIR } from '../../bench/traces.ts';
+import { TRACES_DIR } from '../helpers/traces.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/ehpa-simulate.yaml', import.meta.url));
 

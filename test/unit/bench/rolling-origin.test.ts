@@ -1,6 +1,6 @@
 // The rolling-origin evaluation's pure parts (bench/rolling-origin.ts) on tiny series worked out by hand.
 import { expect } from 'chai';
-import { atOrBefore, baselineMax, cutPoints, forecastMax, maxIn } from '../../../../bench/rolling-origin.ts';
+import { atOrBefore, baselineMax, cutPoints, forecastMax, maxIn } from '../../../bench/rolling-origin.ts';
 
 const DAY = 86_400;
 

@@ -10,7 +10,7 @@ import { runCli } from '../../../src/cli/run-cli.ts';
 import { progressPrinter } from '../../../src/cli/simulate-command.ts';
 import { PassThrough } from 'node:stream';
 import { captureIO } from '../../helpers/capture-io.ts';
-import { TRACES_DIR } from '../../../bench/traces.ts';
+import { TRACES_DIR } from '../../helpers/traces.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../../examples/ehpa-simulate.yaml', import.meta.url));
 const TRACE = `${TRACES_DIR}crane/input0.csv`;

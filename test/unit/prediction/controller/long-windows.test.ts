@@ -13,7 +13,7 @@ import { resourcePath } from '../../../../src/kube/api-client.ts';
 import type { PredictionAlgorithm, TimeSeriesPrediction } from '../../../../src/api/prediction.ts';
 import type { HistoryProvider } from '../../../../src/prometheus/series.ts';
 import { InMemoryObjects } from '../../../helpers/in-memory-objects.ts';
-import { craneTraces, loadTrace } from '../../../../bench/traces.ts';
+import { craneTraces, loadTrace } from '../../../helpers/traces.ts';
 
 const TSPS = (ns: string) => resourcePath('prediction.crane.io/v1alpha1', 'timeseriespredictions', ns);
 const NOW = 1_800_000_030; // half a minute past a step: the history ends before now, as in a real pass
