@@ -5,43 +5,19 @@
 // keeps answering its metric through the aggregator.
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:https';
 import { join } from 'node:path';
-import { issueCertificate } from '../../src/adapter/cert-factory.ts';
 import { installCrds, installManifestRbac, waitFor, type AdapterProcess } from './harness/index.ts';
 import { useCluster } from './helpers.ts';
+import { KEDA_METRIC_PATH, KEDA_METRIC_VALUE, KEDA_NS, KEDA_SVC, routeExternalToKeda, startKedaStandIn, stopKedaStandIn } from './keda-stand-in.ts';
 
 const EXTERNAL = 'v1beta1.external.metrics.k8s.io';
 const APISERVICES = '/apis/apiregistration.k8s.io/v1/apiservices';
-const KEDA_NS = 'keda';
-const KEDA_SVC = 'keda-operator-metrics-apiserver';
-const KEDA_METRIC = 's0-http-requests';
 
 interface ApiService {
   metadata: { resourceVersion: string; managedFields?: unknown[] };
   spec: Record<string, unknown>;
   status?: { conditions?: { type: string; status: string }[] };
-}
-
-/** What KEDA's metrics server answers for this test: discovery of external.metrics.k8s.io/v1beta1, and one metric. */
-function startKedaStandIn(): Promise<Server> {
-  const nb = new Date(Date.now() - 3_600_000);
-  const na = new Date(Date.now() + 86_400_000);
-  const pair = issueCertificate({ commonName: KEDA_SVC, usage: 'server', dnsNames: ['localhost', `${KEDA_SVC}.${KEDA_NS}.svc`], ipAddresses: ['127.0.0.1'], notBefore: nb, notAfter: na });
-  const server = createServer({ cert: pair.certPem, key: pair.keyPem }, (req, res) => {
-    const path = new URL(req.url ?? '/', 'https://x').pathname;
-    res.setHeader('Content-Type', 'application/json');
-    if (path === '/apis/external.metrics.k8s.io/v1beta1') {
-      res.end(JSON.stringify({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'external.metrics.k8s.io/v1beta1', resources: [{ name: 'externalmetrics', singularName: '', namespaced: true, kind: 'ExternalMetricValueList', verbs: ['get'] }] }));
-    } else if (path === `/apis/external.metrics.k8s.io/v1beta1/namespaces/default/${KEDA_METRIC}`) {
-      res.end(JSON.stringify({ kind: 'ExternalMetricValueList', apiVersion: 'external.metrics.k8s.io/v1beta1', metadata: {}, items: [{ metricName: KEDA_METRIC, metricLabels: null, timestamp: new Date().toISOString(), value: '42' }] }));
-    } else {
-      res.statusCode = 404;
-      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code: 404 }));
-    }
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
 describe('e2e: serve beside KEDA, which already holds external.metrics.k8s.io', function () {
@@ -52,8 +28,7 @@ describe('e2e: serve beside KEDA, which already holds external.metrics.k8s.io', 
 
   after(async () => {
     await serve?.stop();
-    keda?.closeAllConnections();
-    keda?.close();
+    stopKedaStandIn(keda);
   });
 
   it('names the owner and what to do in one line and on /metrics, leaves the APIService untouched, and KEDA keeps answering', async () => {
@@ -62,13 +37,11 @@ describe('e2e: serve beside KEDA, which already holds external.metrics.k8s.io', 
     // The install's RBAC, so serve reads the APIServices with exactly the rights the Deployment has.
     await installManifestRbac(c);
     keda = await startKedaStandIn();
-    const kedaPort = (keda.address() as AddressInfo).port;
     // KEDA's APIService, as its chart installs it (the route to the stand-in is the harness' ExternalName one).
-    await c.routeMetricsApisToAdapter({ namespace: KEDA_NS, serviceName: KEDA_SVC, port: kedaPort, groups: ['external.metrics.k8s.io'] });
-    await c.waitMetricsApisAvailable(120_000, ['external.metrics.k8s.io']);
+    const kedaPort = await routeExternalToKeda(c, keda);
     // The custom group is ours.
     const ours = await c.routeMetricsApisToAdapter({ groups: ['custom.metrics.k8s.io'] });
-    const kedaMetric = async () => c.admin.get(`/apis/external.metrics.k8s.io/v1beta1/namespaces/default/${KEDA_METRIC}`);
+    const kedaMetric = async () => c.admin.get(KEDA_METRIC_PATH);
     const before = await kedaMetric();
     expect(before.status, before.body).to.equal(200);
     const apiServiceBefore = await c.admin.getJson<ApiService>(`${APISERVICES}/${EXTERNAL}`);
@@ -114,7 +87,7 @@ describe('e2e: serve beside KEDA, which already holds external.metrics.k8s.io', 
     expect(apiServiceAfter.status?.conditions?.find((x) => x.type === 'Available')?.status).to.equal('True');
     const after = await kedaMetric();
     expect(after.status, after.body).to.equal(200);
-    expect((after.json as { items: { value: string }[] }).items[0]!.value).to.equal('42');
+    expect((after.json as { items: { value: string }[] }).items[0]!.value).to.equal(KEDA_METRIC_VALUE);
     // And ours answers the custom group through the aggregator.
     expect((await c.admin.get('/apis/custom.metrics.k8s.io/v1beta2')).status).to.equal(200);
   });
