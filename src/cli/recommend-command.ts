@@ -7,11 +7,10 @@ import YAML from 'yaml';
 import { defineCommand, type CommandIO } from './command.ts';
 import { UsageError, type FlagSpec } from '../config/flags.ts';
 import { AggregationsConfig, parseInstant, type VerticalPodAutoscaler, type VerticalPodAutoscalerCheckpointJSON } from '../vpa/model/index.ts';
-import { DEFAULT_RECOMMENDATION_CONFIG, recommendationToJSON, type QuantityList } from '../vpa/logic/index.ts';
+import { DEFAULT_RECOMMENDATION_CONFIG, recommendationToJSON } from '../vpa/logic/index.ts';
 import { parseUsageEvent, VALUE_FIELDS, type UsageEvent } from '../vpa/usage-events.ts';
 import { CheckpointLoadError, replay } from '../vpa/replay.ts';
-import { quantityFlag } from '../config/quantity-flag.ts';
-import { VPA_MODEL_FLAGS } from '../vpa/model-flags.ts';
+import { VPA_MODEL_FLAGS, microsFlag, modelSettingsFromFlags } from '../vpa/model-flags.ts';
 
 const d = DEFAULT_RECOMMENDATION_CONFIG;
 const flags = [
@@ -34,13 +33,6 @@ const flags = [
   ...VPA_MODEL_FLAGS,
   { name: 'feature-gates', type: 'string', default: '', help: 'upstream model feature gates, e.g. PerVPAConfig=true' },
 ] as const satisfies readonly FlagSpec[];
-
-function microsFlag<F>(f: F, name: keyof F & string): number {
-  const ms = f[name] as number;
-  const us = Math.round(ms * 1000);
-  if (!Number.isSafeInteger(us) || us <= 0) throw new UsageError(`invalid value for --${name}: must be a positive duration`);
-  return us;
-}
 
 function readStructured(path: string, what: string): unknown {
   let text: string;
@@ -115,33 +107,22 @@ export const recommendCommand = defineCommand({
   name: 'recommend',
   flags,
   async run(f, io) {
+    const model = modelSettingsFromFlags(f);
     const recommendation = {
-      safetyMarginFraction: f['recommendation-margin-fraction'],
-      podMinCPUMillicores: f['pod-recommendation-min-cpu-millicores'],
-      podMinMemoryMb: f['pod-recommendation-min-memory-mb'],
-      targetCPUPercentile: f['target-cpu-percentile'],
+      ...model.recommendation,
       lowerBoundCPUPercentile: f['recommendation-lower-bound-cpu-percentile'],
       upperBoundCPUPercentile: f['recommendation-upper-bound-cpu-percentile'],
       confidenceIntervalCPU: microsFlag(f, 'confidence-interval-cpu'),
-      targetMemoryPercentile: f['target-memory-percentile'],
       lowerBoundMemoryPercentile: f['recommendation-lower-bound-memory-percentile'],
       upperBoundMemoryPercentile: f['recommendation-upper-bound-memory-percentile'],
       confidenceIntervalMemory: microsFlag(f, 'confidence-interval-memory'),
     };
     const aggregations = new AggregationsConfig({
-      memoryAggregationInterval: microsFlag(f, 'memory-aggregation-interval'),
-      memoryAggregationIntervalCount: f['memory-aggregation-interval-count'],
+      ...model.aggregations,
       memoryHistogramDecayHalfLife: microsFlag(f, 'memory-histogram-decay-half-life'),
       cpuHistogramDecayHalfLife: microsFlag(f, 'cpu-histogram-decay-half-life'),
-      oomBumpUpRatio: f['oom-bump-up-ratio'],
-      oomMinBumpUp: f['oom-min-bump-up-bytes'],
     });
     const gates = parseGates(f['feature-gates']);
-    const globalMaxAllowed: QuantityList = new Map();
-    const maxCPU = quantityFlag(f, 'container-recommendation-max-allowed-cpu');
-    const maxMem = quantityFlag(f, 'container-recommendation-max-allowed-memory');
-    if (maxCPU) globalMaxAllowed.set('cpu', maxCPU);
-    if (maxMem) globalMaxAllowed.set('memory', maxMem);
     let vpa: VerticalPodAutoscaler | undefined;
     if (f.vpa) {
       vpa = readStructured(f.vpa as string, '--vpa') as VerticalPodAutoscaler;
@@ -171,8 +152,8 @@ export const recommendCommand = defineCommand({
           roundMemoryBytes: f['round-memory-bytes'],
         },
         vpa,
-        cpuIntegerPostProcessorEnabled: f['cpu-integer-post-processor-enabled'],
-        globalMaxAllowed,
+        cpuIntegerPostProcessorEnabled: model.cpuIntegerPostProcessorEnabled,
+        globalMaxAllowed: model.globalMaxAllowed,
         gates,
       }, checkpointsIn);
     } catch (e) {
