@@ -7,7 +7,7 @@
 //   node --import tsx bench/calibration-replay.ts replay --dir DIR --candidates [--rows]
 //   node --import tsx bench/calibration-replay.ts replay --dir DIR --stability [--calibration variant.ts] [--rows]
 //
-// `--span-days` widens the evaluation's span of cut points (default 2 days, the issue's), for a count on
+// `--span-days` widens the evaluation's span of cut points (default 2 days), for a count on
 // more windows; a trace keeps its own length, so its first cut points then have less history behind them.
 // `record` fits every cut point once and stores, per trace, what calibrateWindowMax is given for each window,
 // the uncalibrated forecast's window maxima (served when the calibration has too little history), the actual

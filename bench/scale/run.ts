@@ -55,7 +55,7 @@ const SWEEP_S = Number(process.env['SCALE_SWEEP_S'] ?? 10);
 // per request, here to the stub Prometheus inside this bench process.
 const LOAD_MIX = process.env['SCALE_LOAD_MIX'] ?? 'ready';
 const CREATE_CONCURRENCY = 24;
-// The TSPs' dsp historyLength (default 15d, the issue's figure). A shorter one (e.g. SCALE_HISTORY=3d) makes each
+// The TSPs' dsp historyLength (default 15d, Crane's default history). A shorter one (e.g. SCALE_HISTORY=3d) makes each
 // fit cheaper, so a run reaches every TSP Ready, and then the phases that need that (steady state, an hour of
 // churn), within the time one machine has; its cold-start and fit figures then do not stand for 15 days.
 const HISTORY = process.env['SCALE_HISTORY'] ?? '15d';

@@ -1,4 +1,4 @@
-// Shared set-up of the issue-7 scenario suites: install what a user installs (crds/, the RBAC of
+// Shared set-up of the end-to-end scenario suites: install what a user installs (crds/, the RBAC of
 // manifests/), route the three metrics APIs to `ehpa-adapter serve` started as its own process with the
 // adapter's service-account identity, and small builders for EHPAs and cron windows.
 import { expect } from 'chai';

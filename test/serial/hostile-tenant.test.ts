@@ -347,7 +347,7 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     });
     expect(hpa.status?.desiredReplicas).to.be.at.least(3);
     await waitReplicas(c, VICTIM, 'web', hpa.status?.desiredReplicas as number, 120_000);
-    // The target is p99 within 2× of before. On the 2-core machine it is not met (docs/security.md
+    // The isolation target is p99 within 2× of before. On the 2-core machine it is not met (docs/security.md
     // §10): open loop at 100 requests a second, 5–7.4 ms before; during, 24–82 ms with the per-namespace
     // defences (status-byte pacing, two reconciles per namespace) and 118–177 ms without them. Most of the
     // slow answers come in the attack's first second or two, while kube-apiserver stores mallory's objects

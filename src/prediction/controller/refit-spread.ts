@@ -3,8 +3,7 @@
 // each time a burst of history reads and fits as long as the cold start. Each forecast instead gets its own
 // age limit in (1 − spread, 1] × the interval, from a hash of its key: stable across passes and restarts,
 // so one TSP refits on a steady rhythm, and a thousand started together come back spread over
-// spread × interval (2.4 h at 12 h and the default 0.2). Issue 16: "spread refits over time so they never
-// line up".
+// spread × interval (2.4 h at 12 h and the default 0.2), so their refits never line up again.
 
 /** Fraction of --model-update-interval over which refits are spread. */
 export const DEFAULT_REFIT_SPREAD = 0.2;

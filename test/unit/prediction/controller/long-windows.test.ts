@@ -1,4 +1,4 @@
-// No 2-hour ceiling (issue: windows over 7200 s on a load without a daily or weekly period never became
+// No 2-hour ceiling (windows over 7200 s on a load without a daily or weekly period once never became
 // ready): the TSP controller with the real prediction core, fed Crane's own non-periodic traces
 // (test/fixtures/traces/crane input3, input4, input5: gocrane/crane pkg/prediction/dsp/test_data, labelled
 // "not periodic" by Crane's signal_test.go; provenance in test/fixtures/README.md), must publish a Ready
