@@ -51,6 +51,9 @@ export async function startAdapterInServe(o: {
     timeoutMs: 10_000,
     maxConcurrencyPerNamespace: o.flags['prometheus-max-concurrency-per-namespace'],
     maxQueuedPerNamespace: OBSERVED_QUEUE_PER_NAMESPACE,
+    // Ten seconds saved up: one query at the fallback's timeout, so a namespace that has been quiet can
+    // always run its slowest allowed query once.
+    namespaceTime: { share: o.flags['prometheus-namespace-time-share'], burstMs: 10_000 },
   });
   const observed = promOptions ? cachedObservedUsage(new PrometheusClient(promOptions), now) : undefined;
   const sources: AdapterSources = {

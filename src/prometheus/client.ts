@@ -12,11 +12,13 @@
 // the reads between chunks and mid-request.
 // Secured Prometheus (docs/operations.md, "Secured Prometheus"): credentials and TLS from prometheus/credentials.ts,
 // through undici's fetch and an Agent carrying the TLS options; at most `maxConcurrency` requests at once,
-// and at most `maxConcurrencyPerNamespace` of them for one namespace's queries (fair-slots.ts).
+// and at most `maxConcurrencyPerNamespace` of them for one namespace's queries (fair-slots.ts), which may
+// also use at most a share of Prometheus' time (namespace-time-budget.ts).
 import { Agent, fetch as undiciFetch } from 'undici';
 import { MAX_PROMETHEUS_RESPONSE_BYTES } from '../api/bounds.ts';
 import { CredentialsError, loadPrometheusTls, RequestHeaders, type PrometheusCredentials } from './credentials.ts';
 import { FairSlots, NamespaceQueueFullError } from './fair-slots.ts';
+import { NamespaceTimeBudget, type TimeBudgetOptions } from './namespace-time-budget.ts';
 import { labelKey, type HistoryProvider, type HistorySeries, type QueryRangeOptions } from './series.ts';
 
 export class PrometheusError extends Error {
@@ -35,6 +37,8 @@ export interface PrometheusOptions {
   maxConcurrencyPerNamespace?: number;
   /** Requests of one namespace waiting beyond maxConcurrencyPerNamespace; more fail at once (default: no limit). */
   maxQueuedPerNamespace?: number;
+  /** Prometheus time one namespace's requests may use; past it they fail at once (default: no budget). */
+  namespaceTime?: TimeBudgetOptions;
   credentials?: PrometheusCredentials;
   /** Age of the in-memory token or password past which its file is read again (default 60 s). */
   credentialsRereadMs?: number;
@@ -188,6 +192,8 @@ export class PrometheusClient implements HistoryProvider {
   /** TLS material and the Agent carrying it, loaded once; a bad file fails every query with its cause. */
   private readonly dispatcher: Promise<Agent | undefined>;
   private readonly slots: FairSlots;
+  private readonly budget: NamespaceTimeBudget | undefined;
+  private readonly clock: () => number;
   /** Requests sent (benchmarks, metrics). */
   requests = 0;
 
@@ -199,6 +205,8 @@ export class PrometheusClient implements HistoryProvider {
     this.headers = new RequestHeaders(o.credentials ?? {}, o.now ?? Date.now, o.credentialsRereadMs);
     this.dispatcher = loadPrometheusTls(o.credentials ?? {}).then((tls) => (tls ? new Agent({ connect: tls }) : undefined));
     this.dispatcher.catch(() => undefined); // reported by each query, not as an unhandled rejection
+    this.clock = o.now ?? Date.now;
+    this.budget = o.namespaceTime && o.namespaceTime.share > 0 ? new NamespaceTimeBudget(o.namespaceTime) : undefined;
     this.slots = new FairSlots({
       global: o.maxConcurrency ?? 8,
       ...(o.maxConcurrencyPerNamespace !== undefined ? { perNamespace: o.maxConcurrencyPerNamespace } : {}),
@@ -236,6 +244,9 @@ export class PrometheusClient implements HistoryProvider {
   }
 
   private async post(api: 'query' | 'query_range', params: Record<string, string>, signal?: AbortSignal, namespace?: string): Promise<unknown> {
+    // Checked before waiting for a slot (refused at once) and again when one is free (the namespace's queries
+    // ahead of this one may have spent the budget meanwhile).
+    this.checkBudget(namespace);
     let release: () => void;
     try {
       release = await this.slots.acquire(namespace);
@@ -243,11 +254,23 @@ export class PrometheusClient implements HistoryProvider {
       if (e instanceof NamespaceQueueFullError) throw new PrometheusError(e.message);
       throw e;
     }
+    const started = this.clock();
     try {
+      this.checkBudget(namespace);
       return await this.send(api, params, signal);
     } finally {
+      if (namespace !== undefined) this.budget?.charge(namespace, this.clock() - started, this.clock());
       release();
     }
+  }
+
+  private checkBudget(namespace: string | undefined): void {
+    if (namespace === undefined || !this.budget) return;
+    const waitMs = this.budget.waitMs(namespace, this.clock());
+    if (waitMs === undefined) return;
+    throw new PrometheusError(
+      `namespace ${namespace} has used its share of Prometheus time (${this.o.namespaceTime?.share} of wall time, --prometheus-namespace-time-share); its next query may run in ${Math.ceil(waitMs / 1000)}s`,
+    );
   }
 
   private async send(api: 'query' | 'query_range', params: Record<string, string>, signal?: AbortSignal): Promise<unknown> {

@@ -42,6 +42,10 @@ export const TENANT_PROMQL_FLAGS = [
     name: 'prometheus-max-concurrency-per-namespace', type: 'int', default: 2, min: 1, max: 1000,
     help: "Prometheus requests in flight at once for one namespace's metric requests; more wait in that namespace's own queue, so one namespace never holds all --prometheus-max-concurrency slots",
   },
+  {
+    name: 'prometheus-namespace-time-share', type: 'float', default: 0.25, min: 0, max: 1000,
+    help: "seconds of Prometheus time one namespace's metric requests may use per second, sustained (10 s saved up at most); past it they are answered 503 until it has earned time again (0: no limit)",
+  },
 ] as const satisfies readonly FlagSpec[];
 
 /** The cost bounds of user PromQL from the flags. */

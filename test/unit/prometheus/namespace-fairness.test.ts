@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { PrometheusClient, PrometheusError } from '../../../src/prometheus/client.ts';
 import { FairSlots, NamespaceQueueFullError } from '../../../src/prometheus/fair-slots.ts';
+import { NamespaceTimeBudget } from '../../../src/prometheus/namespace-time-budget.ts';
 
 const QUERY_MS = 1000;
 
@@ -48,10 +49,12 @@ class FakePrometheus {
   }
 }
 
-function client(prom: FakePrometheus, perNamespace?: number, maxQueued?: number): PrometheusClient {
+function client(prom: FakePrometheus, perNamespace?: number, maxQueued?: number, share?: number): PrometheusClient {
   return new PrometheusClient({
     url: 'http://prometheus.invalid',
     fetch: prom.fetch,
+    now: () => prom.clock,
+    ...(share !== undefined ? { namespaceTime: { share, burstMs: 10_000 } } : {}),
     maxConcurrency: 8,
     ...(perNamespace !== undefined ? { maxConcurrencyPerNamespace: perNamespace } : {}),
     ...(maxQueued !== undefined ? { maxQueuedPerNamespace: maxQueued } : {}),
@@ -137,5 +140,52 @@ describe('Prometheus queries per namespace (--prometheus-max-concurrency-per-nam
     r3(); // a second release is a no-op
     expect(slots.active).to.equal(0);
     expect(slots.namespaceLoad('x')).to.deep.equal({ admitted: 0, queued: 0 });
+  });
+});
+
+describe('Prometheus time per namespace (--prometheus-namespace-time-share)', () => {
+  /** 100 s in which namespace a sends 4 queries every second and b one every 5 s; what each got. */
+  async function hundredSeconds(share?: number) {
+    const prom = new FakePrometheus();
+    const c = client(prom, 2, 8, share);
+    const a: Promise<number | Error>[] = [];
+    const b: Promise<number | Error>[] = [];
+    for (let t = 0; t < 100_000; t += 1000) {
+      await prom.runUntil(t);
+      a.push(...burst(c, prom, 'a', 4));
+      if (t % 5000 === 0) b.push(...burst(c, prom, 'b', 1));
+    }
+    await prom.runUntil(1_000_000);
+    const aResults = await Promise.all(a);
+    return {
+      aServedMs: prom.started.filter((s) => s.namespace === 'a').length * QUERY_MS,
+      aRefused: aResults.filter((r) => r instanceof Error) as Error[],
+      bResults: await Promise.all(b),
+    };
+  }
+
+  it('a namespace asking without pause gets burst + share × time of Prometheus, the other everything it asks', async () => {
+    const limited = await hundredSeconds(0.25);
+    // 10 s saved up + 0.25 × 100 s, plus at most its 2 queries in flight when the debt was run up.
+    expect(limited.aServedMs).to.be.at.most(10_000 + 25_000 + 2 * QUERY_MS);
+    expect(limited.aServedMs).to.be.at.least(25_000);
+    expect(limited.aRefused.length).to.be.greaterThan(0);
+    expect(limited.aRefused[0]!.message).to.match(/namespace a has used its share of Prometheus time \(0\.25 of wall time, --prometheus-namespace-time-share\); its next query may run in \d+s/);
+    expect(limited.bResults.every((r) => typeof r === 'number')).to.equal(true);
+    // Without the budget the same namespace keeps Prometheus busy two queries at a time for the whole run.
+    const unlimited = await hundredSeconds();
+    expect(unlimited.aServedMs).to.be.at.least(190_000);
+  });
+
+  it('the bucket: saved up to the burst, spent by durations, earned back at the share, forgotten when full', () => {
+    const budget = new NamespaceTimeBudget({ share: 0.25, burstMs: 10_000 });
+    expect(budget.waitMs('a', 0)).to.equal(undefined);
+    budget.charge('a', 12_000, 12_000); // one query ran 12 s: 2 s of debt (it earned 0 while full)
+    expect(budget.tokensMs('a', 12_000)).to.equal(-2000);
+    expect(budget.waitMs('a', 12_000)).to.equal(Math.ceil(2001 / 0.25));
+    expect(budget.waitMs('a', 12_000 + 8004)).to.equal(undefined);
+    expect(budget.waitMs('b', 12_000)).to.equal(undefined); // another namespace is untouched
+    budget.charge('a', 0, 100_000);
+    expect(budget.size).to.equal(0);
   });
 });
