@@ -33,6 +33,8 @@ const VICTIM_RATE = 10;
 /** How long an accepted object has to show its condition or become Ready. */
 const VERDICT_MS = Number(process.env.FUZZ_VERDICT_MS ?? 60_000);
 const TRACE = fileURLToPath(new URL('input1.csv', CRANE_TRACES));
+/** The victim HPA's metric read, through the aggregator. */
+const victimPath = `/apis/external.metrics.k8s.io/v1beta1/namespaces/${VICTIM}/crane_autoscaling_cron?labelSelector=${cronSelector(VICTIM, 'web')}`;
 
 const all = fuzzCases();
 const cases = process.env.FUZZ_ALL === '1' ? all : fuzzSample(all, Number(process.env.FUZZ_SAMPLE ?? 150));
@@ -113,11 +115,17 @@ function startVictimSampler(c: Cluster, paths: string[]): Sampler {
   });
   return {
     start() {
-      const answer = new Promise<number[]>((resolve, reject) => {
-        worker.once('message', (m: { latencies?: number[]; error?: string }) => (m.error !== undefined ? reject(new Error(m.error)) : resolve(m.latencies ?? [])));
-      });
+      // The worker reports a failed request at once, while the batch still runs: kept until stop() asks.
+      const answer = new Promise<{ latencies?: number[]; error?: string }>((resolve) => worker.once('message', resolve));
       worker.postMessage({ until: 'stop', perSecond: VICTIM_RATE });
-      return { stop: () => (worker.postMessage('stop'), answer) };
+      return {
+        stop: async () => {
+          worker.postMessage('stop');
+          const m = await answer;
+          if (m.error !== undefined) throw new Error(m.error);
+          return m.latencies ?? [];
+        },
+      };
     },
     close: () => worker.terminate(),
   };
@@ -166,11 +174,16 @@ describe(`e2e: schema-driven hostile fuzzing (${cases.length} of ${all.length} g
     await waitFor('attacker may list TSPs through edit', async () => (await tenant.get(tspPath(ATTACKER))).status === 200, { timeoutMs: 60_000 });
     await createDeployment(c, VICTIM, 'web', { replicas: 1, cpuRequest: '100m' });
     await createDeployment(c, ATTACKER, 'web', { replicas: 1, cpuRequest: '100m' });
+    // One target per batch slot: a Preview EHPA scales its target to specificReplicas (0, int32 max), which
+    // must not decide the verdict on the other EHPAs of its batch. The quota keeps int32 max from becoming
+    // pods; the targets go back to one replica after each batch.
+    for (let i = 0; i < BATCH; i++) await createDeployment(c, ATTACKER, `web-${i}`, { replicas: 1, cpuRequest: '10m' });
+    await post(c, `/api/v1/namespaces/${ATTACKER}/resourcequotas`, { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'pods', namespace: ATTACKER }, spec: { hard: { pods: '60' } } });
     serve = await startServe(c, 'serve-fuzz', serveArgs);
     watchRss(serve.pid as number);
     await post(c, ehpaPath(VICTIM), ehpaObject(VICTIM, 'web', 'web', { maxReplicas: 3, crons: [cronWindowNow('all-run', 24 * 60 - 2, 2).cron] }));
     await waitHpa(c, VICTIM, 'ehpa-web', 'victim HPA reads the cron metric', (h) => ((h.status?.currentMetrics ?? []) as { type: string }[]).some((m) => m.type === 'External'), 180_000);
-    sampler = startVictimSampler(c, [`/apis/external.metrics.k8s.io/v1beta1/namespaces/${VICTIM}/crane_autoscaling_cron?labelSelector=${cronSelector(VICTIM, 'web')}`]);
+    sampler = startVictimSampler(c, [victimPath]);
   });
 
   after(async () => {
@@ -180,8 +193,9 @@ describe(`e2e: schema-driven hostile fuzzing (${cases.length} of ${all.length} g
   });
 
   /** Creates the cases of one batch, judges each, checks serve and the victim; returns the outcomes. */
-  async function runBatch(batch: FuzzCase[], index: number, keep: (c: FuzzCase) => boolean): Promise<Outcome[]> {
+  async function runBatch(batch: FuzzCase[], index: number, keep: (c: FuzzCase) => boolean, minMs = 0): Promise<Outcome[]> {
     const c = env.cluster;
+    const began = performance.now();
     const pid = serve.pid as number;
     const sampling = sampler.start();
     const out: Outcome[] = [];
@@ -190,6 +204,8 @@ describe(`e2e: schema-driven hostile fuzzing (${cases.length} of ${all.length} g
       batch.map(async (fc, i) => {
         const name = `f${index}-${i}`;
         const body = { apiVersion: `${fc.crd.group}/${fc.crd.version}`, kind: fc.crd.kind, metadata: { name, namespace: ATTACKER }, ...structuredClone(fc.object) };
+        const ref = (body.spec as { scaleTargetRef?: { name?: string } } | undefined)?.scaleTargetRef;
+        if (ref?.name === 'web') ref.name = `web-${i}`;
         const client = tenantWrites(fc) ? tenant : c.admin;
         const r = await client.request('POST', pluralPath(fc, ATTACKER), { body, timeoutMs: 60_000 });
         const full = (r.json as { message?: string } | undefined)?.message ?? r.body;
@@ -229,6 +245,8 @@ describe(`e2e: schema-driven hostile fuzzing (${cases.length} of ${all.length} g
       const o = (await c.admin.get(pluralPath(p.c, ATTACKER, p.name))).json as Stored;
       out.push({ case: p.c.id, verdict: 'FAIL', detail: `no verdict in ${VERDICT_MS / 1000} s; conditions ${JSON.stringify(o?.status?.conditions ?? null).slice(0, 300)}` });
     }
+    const left = minMs - (performance.now() - began);
+    if (left > 0) await new Promise((r) => setTimeout(r, left));
     // serve's health after the batch.
     let latencies: number[] = [];
     try {
@@ -251,6 +269,9 @@ describe(`e2e: schema-driven hostile fuzzing (${cases.length} of ${all.length} g
       batch.map(async (fc, i) => {
         if (!keep(fc)) await c.admin.request('DELETE', pluralPath(fc, ATTACKER, `f${index}-${i}`));
       }),
+    );
+    await Promise.all(
+      batch.map((_, i) => c.admin.request('PATCH', `/apis/apps/v1/namespaces/${ATTACKER}/deployments/web-${i}/scale`, { body: { spec: { replicas: 1 } }, contentType: 'application/merge-patch+json' })),
     );
     return out;
   }
@@ -279,7 +300,12 @@ describe(`e2e: schema-driven hostile fuzzing (${cases.length} of ${all.length} g
     await serve.stop();
     serve = await startServe(c, 'serve-fuzz', serveArgs);
     watchRss(serve.pid as number);
-    const after = await runBatch([], cases.length, () => true);
+    // Until its caches have synced a fresh serve answers 503 by design; from then on the victim is judged.
+    const restarted = performance.now();
+    await waitFor('victim answered after the restart', async () => (await c.admin.get(victimPath)).status === 200, { timeoutMs: 60_000 });
+    const stored = (await c.admin.getJson<{ items: unknown[] }>(`/apis/autoscaling.k8s.io/v1/namespaces/${ATTACKER}/verticalpodautoscalercheckpoints`)).items.length;
+    console.log(`      serve restarted with ${stored} hostile checkpoints stored; the victim answered after ${((performance.now() - restarted) / 1000).toFixed(1)} s`);
+    const after = await runBatch([], cases.length, () => true, 15_000);
     outcomes.push(...after.map((o) => ({ ...o, case: `restart with the checkpoints: ${o.case}` })));
 
     const count = (v: Outcome['verdict']) => outcomes.filter((o) => o.verdict === v).length;
