@@ -3,6 +3,8 @@ import { applyUserPromqlPolicy, confineToNamespace, PromqlConfinementError, type
 import { DEFAULT_PROMQL_COST_BOUNDS, formatPromqlDuration, parsePromqlDuration } from '../../../src/prometheus/promql-cost.ts';
 import { metricQuery, UnsupportedQueryError } from '../../../src/prediction/history/queries.ts';
 import type { TimeSeriesPrediction } from '../../../src/api/prediction.ts';
+import { parseFlags } from '../../../src/config/flags.ts';
+import { promqlCostBoundsFromFlags, TENANT_PROMQL_FLAGS } from '../../../src/prometheus/flags.ts';
 import { COST_CASES, CONFINE_CASES, NS } from '../../helpers/promql-confine-cases.ts';
 
 const NAMESPACED: UserPromqlPolicy = { mode: 'namespaced', unrestrictedNamespaces: new Set() };
@@ -64,6 +66,13 @@ describe('user PromQL cost bounds (range length, subquery resolution)', () => {
     const e = refusal(() => metricQuery(tsp, m));
     expect(e).to.be.instanceOf(UnsupportedQueryError);
     expect(e.message).to.match(/^metric qps: subquery range \[30d\] is longer than the 1h .*--user-promql-max-range/);
+  });
+
+  it("serve's flags default to the same bounds, and a value given reaches the policy", () => {
+    expect(promqlCostBoundsFromFlags(parseFlags(TENANT_PROMQL_FLAGS, []))).to.deep.equal(DEFAULT_PROMQL_COST_BOUNDS);
+    const given = promqlCostBoundsFromFlags(parseFlags(TENANT_PROMQL_FLAGS, ['--user-promql-max-range=2h', '--user-promql-min-subquery-step=30s']));
+    expect(given).to.deep.equal({ maxRangeMs: 7_200_000, minSubqueryStepMs: 30_000 });
+    expect(() => parseFlags(TENANT_PROMQL_FLAGS, ['--user-promql-max-range=0s'])).to.throw(/at least 1000ms/);
   });
 
   it('reads durations the way Prometheus does', () => {
