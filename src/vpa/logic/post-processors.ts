@@ -59,7 +59,8 @@ export function parseResourceList(list: ResourceList | undefined): QuantityList 
 
 /**
  * ApplyVPAPolicy: for target, lower and upper bound, raise each resource to minAllowed, then lower it to
- * maxAllowed (the policy's, completed per resource from the global maximum). Zero limits are ignored;
+ * maxAllowed (the policy's, completed per resource from the global maximum). Zero limits are ignored, and so
+ * are negative maximums (upstream would publish them);
  * a capped value IS the limit quantity, with its own formatting.
  */
 export function applyVPAPolicy(
@@ -81,7 +82,9 @@ export function applyVPAPolicy(
         const min = minAllowed?.get(name);
         if (min && !min.isZero() && v.cmp(min) < 0) v = min;
         const max = maxAllowed?.get(name);
-        if (max && !max.isZero() && v.cmp(max) > 0) v = max;
+        // A negative maxAllowed is ignored like a zero one. Upstream caps to it and publishes a negative
+        // request, which no pod can take; the VPA CRD admits any quantity, so a tenant can write one.
+        if (max && max.sign() > 0 && v.cmp(max) > 0) v = max;
         list.set(name, v);
       }
     };

@@ -110,6 +110,12 @@ describe('capping at the bounds', () => {
     expect(cap('1500m')).to.deep.equal({ cpu: '1500m' });
     expect(cap('2001m')).to.deep.equal({ cpu: '2' });
   });
+  it('ignores a negative maxAllowed, as a zero one (upstream would publish the negative request)', () => {
+    for (const max of ['-1e308', '-1', '-8Ei']) {
+      const policy = { containerPolicies: [{ containerName: 'app', maxAllowed: { cpu: max } }] };
+      expect(str(applyVPAPolicy([rec('app', '250m')], policy, undefined)![0]!.target), max).to.deep.equal({ cpu: '250m' });
+    }
+  });
 });
 
 describe('proportional limits at the int64 edge', () => {
