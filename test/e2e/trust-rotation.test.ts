@@ -22,6 +22,7 @@ import { leafInfo } from '../../src/adapter/serving-cert.ts';
 import { MapSources } from '../helpers/adapter-fixture.ts';
 import { SecretVolume } from '../helpers/secret-volume.ts';
 import { useCluster } from './helpers.ts';
+import { until as untilHolds } from '../helpers/until.ts';
 
 const CM_PATH = '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication';
 const READER = 'ehpa-trust-rotation-reader';
@@ -40,13 +41,8 @@ function clientOf(client: KeyedCert) {
   return { get, close: () => agent.destroy() };
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** A real control plane's reload is slower than a unit test's: 30 s, polled every 100 ms. */
+const until = (what: string, check: () => Promise<boolean>, timeoutMs = 30_000) => untilHolds(what, check, timeoutMs, 100);
 
 /** One GET; resolves with the status and the serial of the certificate the connection was handshaken with. */
 function getOnce(opts: RequestOptions): Promise<{ status: number; serial: string }> {

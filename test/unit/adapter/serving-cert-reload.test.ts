@@ -7,7 +7,7 @@ import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { issueCertificate, type KeyedCert } from '../../../src/adapter/cert-factory.ts';
 import { parseFlags } from '../../../src/config/flags.ts';
 import { ADAPTER_FLAGS } from '../../../src/adapter/flags.ts';
@@ -16,26 +16,8 @@ import { leafInfo, readServingFiles, servingPairProblem } from '../../../src/ada
 import type { MetricsAdapterHandle } from '../../../src/adapter/server.ts';
 import { MapSources, testPki } from '../../helpers/adapter-fixture.ts';
 import { SecretVolume } from '../../helpers/secret-volume.ts';
-
-interface Line {
-  level: number;
-  msg: string;
-  serialNumber?: string;
-}
-
-function capturingLogger(): { logger: Logger; lines: Line[] } {
-  const lines: Line[] = [];
-  const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as Line) });
-  return { logger, lines };
-}
-
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { capturingLogger } from '../../helpers/capturing-logger.ts';
+import { until } from '../../helpers/until.ts';
 
 /** The serial of the leaf a new TLS connection is handed, verified against `cas`. */
 function servedSerial(port: number, cas: string[]): Promise<string> {

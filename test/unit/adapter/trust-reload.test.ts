@@ -10,27 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
-import { pino, type Logger } from 'pino';
 import { issueCertificate, type KeyedCert } from '../../../src/adapter/cert-factory.ts';
 import { parseFlags } from '../../../src/config/flags.ts';
 import { ADAPTER_FLAGS } from '../../../src/adapter/flags.ts';
 import { startAdapterFromFlags } from '../../../src/adapter/start-from-flags.ts';
 import type { MetricsAdapterHandle } from '../../../src/adapter/server.ts';
 import { MapSources, testPki } from '../../helpers/adapter-fixture.ts';
-
-function capturingLogger(): { logger: Logger; lines: { level: number; msg: string }[] } {
-  const lines: { level: number; msg: string }[] = [];
-  const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s) as { level: number; msg: string }) });
-  return { logger, lines };
-}
-
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { capturingLogger } from '../../helpers/capturing-logger.ts';
+import { until } from '../../helpers/until.ts';
 
 /** GET /apis with a client certificate over a kept-alive connection (one per client). */
 function clientOf(client: KeyedCert) {
