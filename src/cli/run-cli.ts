@@ -1,7 +1,7 @@
 // Dispatches argv to a subcommand; turns UsageError into one line on stderr and exit code 2.
 import type { CommandEntry, CommandIO } from './command.ts';
 import { COMMAND_ENTRIES } from './command-registry.ts';
-import { UsageError, formatFlagHelp, parseFlags } from '../config/flags.ts';
+import { formatFlagHelp, isUsageError, parseFlags } from '../config/flags.ts';
 
 /** The command list (names and summaries only: nothing is loaded for it). */
 export function formatHelp(commands: readonly CommandEntry[] = COMMAND_ENTRIES): string {
@@ -35,7 +35,7 @@ export async function runCli(argv: readonly string[], io: CommandIO, commands: r
     const flags = parseFlags(command.flags, translated.argv);
     return await command.run(flags, io, translated.notices);
   } catch (e) {
-    if (e instanceof UsageError) {
+    if (isUsageError(e)) {
       io.stderr.write(`ehpa-adapter ${command.name}: ${e.message}\n`);
       return 2;
     }

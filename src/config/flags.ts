@@ -22,6 +22,14 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/**
+ * A UsageError, also one thrown by a command loaded through a second copy of this module (a test runner's
+ * loader may give a dynamic import its own module instance, so `instanceof` alone can miss it).
+ */
+export function isUsageError(e: unknown): e is UsageError {
+  return e instanceof UsageError || (e instanceof Error && e.name === 'UsageError');
+}
+
 /** Flags of an unknown table: what generic code (help, docs) sees. Commands see FlagsOf<their table>. */
 export type ParsedFlags = Record<string, FlagValue>;
 

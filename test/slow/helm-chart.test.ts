@@ -31,7 +31,15 @@ const one = (objs: Obj[], kind: string): Obj => {
 };
 const container = (objs: Obj[]) => one(objs, 'Deployment').spec.template.spec.containers[0];
 const args = (objs: Obj[]): string[] => container(objs).args;
-const render = (o: RenderOptions): Obj[] => renderObjects(o) as Obj[];
+// One `helm template` per distinct set of values (each takes a second or more on a loaded machine, and the
+// tests below render the matrix several times); the tests only read the objects. A deep copy per call keeps
+// one test's reading from touching another's.
+const rendered = new Map<string, Obj[]>();
+const render = (o: RenderOptions): Obj[] => {
+  const key = JSON.stringify(o);
+  if (!rendered.has(key)) rendered.set(key, renderObjects(o) as Obj[]);
+  return structuredClone(rendered.get(key)!);
+};
 const find = (name: string) => CHART_MATRIX.find((e) => e.name === name)!.render;
 const apiServiceNames = (objs: Obj[]) => kinds(objs, 'APIService').map((o) => o.metadata!.name).sort();
 const ALL_APIS = ['v1beta1.custom.metrics.k8s.io', 'v1beta1.external.metrics.k8s.io', 'v1beta2.custom.metrics.k8s.io'];
@@ -47,6 +55,7 @@ function renderError(o: RenderOptions): string {
 }
 
 describe('charts/ehpa-adapter (helm template over the values matrix)', function () {
+  this.timeout(120_000);
   before(function (this: Context) {
     this.timeout(30 * 60_000); // a cold helm build (scripts/build-helm.sh)
     helmBin();
@@ -83,7 +92,7 @@ describe('charts/ehpa-adapter (helm template over the values matrix)', function 
       const objs = render(entry.render);
       expect(objs.length).to.be.greaterThan(10);
       const ns = entry.render.namespace ?? 'ehpa-system';
-      const clusterScoped = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'APIService', 'CustomResourceDefinition']);
+      const clusterScoped = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'APIService', 'CustomResourceDefinition', 'FlowSchema', 'PriorityLevelConfiguration']);
       for (const o of objs) {
         expect(o.metadata?.name, `${o.kind} without a name`).to.be.a('string').and.not.equal('');
         if (clusterScoped.has(o.kind!)) expect(o.metadata?.namespace, `${o.kind}/${o.metadata?.name}`).to.equal(undefined);
@@ -359,6 +368,32 @@ describe('charts/ehpa-adapter (helm template over the values matrix)', function 
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('API Priority and Fairness: every status the controllers may write queues in a small level of its own, per namespace', () => {
+    const objs = render({});
+    const [plc] = kinds(objs, 'PriorityLevelConfiguration');
+    const [fs] = kinds(objs, 'FlowSchema');
+    expect(plc?.spec.type).to.equal('Limited');
+    expect(plc?.spec.limited).to.deep.include({ lendablePercent: 0, borrowingLimitPercent: 0 });
+    expect(plc?.spec.limited.limitResponse.type).to.equal('Queue');
+    expect(fs?.spec.priorityLevelConfiguration.name).to.equal(plc?.metadata?.name);
+    expect(fs?.spec.distinguisherMethod.type).to.equal('ByNamespace');
+    // Behind kube-controller-manager's schema (800), so the HPA controller keeps its own level.
+    expect(fs?.spec.matchingPrecedence).to.be.greaterThan(800);
+    // The subject is the Deployment's own service account.
+    const [deploy] = kinds(objs, 'Deployment');
+    const [rule] = fs?.spec.rules as { subjects: { serviceAccount: { name: string; namespace: string } }[]; resourceRules: { verbs: string[]; apiGroups: string[]; resources: string[] }[] }[];
+    expect(rule!.subjects[0]!.serviceAccount).to.deep.equal({ name: deploy!.spec.template.spec.serviceAccountName, namespace: 'ehpa-system' });
+    // Every status subresource the controllers' ClusterRole lets them update or patch is covered.
+    const written = kinds(objs, 'ClusterRole')
+      .flatMap((r) => (r.rules ?? []) as { apiGroups: string[]; resources: string[]; verbs: string[] }[])
+      .filter((r) => r.verbs.some((v) => v === 'update' || v === 'patch'))
+      .flatMap((r) => r.resources.filter((x) => x.endsWith('/status') && !x.startsWith('substitutes')).flatMap((x) => r.apiGroups.map((g) => `${g}/${x}`)));
+    expect(written.length).to.be.greaterThan(2);
+    const covered = new Set(rule!.resourceRules.flatMap((r) => r.resources.flatMap((x) => r.apiGroups.map((g) => `${g}/${x}`))));
+    for (const w of written) expect(covered.has(w), w).to.equal(true);
+    expect(kinds(render({ set: ['apiPriorityAndFairness.enabled=false'] }), 'FlowSchema')).to.have.length(0);
   });
 
   it('values.schema.json refuses what would render a broken install', () => {
