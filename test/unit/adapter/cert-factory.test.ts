@@ -26,7 +26,9 @@ function pemBlocks(pem: string): string[] {
   return (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map((b) => forge.pem.decode(b)[0]!.body);
 }
 
-describe('cert-factory: names Go can parse', () => {
+describe('cert-factory: names Go can parse', function () {
+  // Generating an RSA pair in JavaScript (node-forge) takes seconds on a loaded 2-core machine.
+  this.timeout(90_000);
   it('the generated serving pair has no PrintableString holding a forbidden character, and keeps its names', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cert-factory-'));
     try {
