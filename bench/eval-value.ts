@@ -349,7 +349,9 @@ export async function evalValueMain(argv: string[]): Promise<void> {
   const jobs = Math.max(1, Number(flag(argv, '--jobs') ?? 2) || 1);
   const filter = flag(argv, '--traces')?.split(',').filter(Boolean) ?? null;
   const outDir = flag(argv, '--out') ?? 'eval-value-out';
-  const chosen = traces.map((t, i) => ({ t, i })).filter(({ t }) => !filter || filter.some((f) => t.name.includes(f)));
+  // A term naming a trace exactly picks that one (crane/input1 without input10-15); any other is a substring.
+  const picks = (t: Trace, f: string) => (traces.some((x) => shortName(x) === f) ? shortName(t) === f : t.name.includes(f));
+  const chosen = traces.map((t, i) => ({ t, i })).filter(({ t }) => !filter || filter.some((f) => picks(t, f)));
   if (chosen.length === 0) throw new Error(`--traces ${filter?.join(',')} matches no trace`);
   const perTraceDir = join(outDir, 'traces');
   mkdirSync(perTraceDir, { recursive: true });
