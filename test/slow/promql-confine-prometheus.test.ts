@@ -5,11 +5,12 @@
 // The cost bounds too: every query they accept evaluates here, and one they refuse (`[30d:1s]`) is never
 // sent (Prometheus' own request counter does not move).
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startProcess, waitFor, type ManagedProcess } from '../e2e/harness/processes.ts';
 import { freePort } from '../e2e/harness/ports.ts';
+import { which } from '../e2e/harness/binaries.ts';
 import { applyUserPromqlPolicy, confineToNamespace } from '../../src/prometheus/promql-confine.ts';
 import { PrometheusClient } from '../../src/prometheus/client.ts';
 import { metricQuery } from '../../src/prediction/history/queries.ts';
@@ -22,12 +23,6 @@ interface QueryAnswer {
   data?: { resultType: string; result: { metric: Record<string, string> }[] | unknown };
 }
 
-function which(name: string): string {
-  for (const dir of (process.env.PATH ?? '').split(':')) {
-    if (dir && existsSync(join(dir, name))) return join(dir, name);
-  }
-  throw new Error(`${name} not found on PATH; run scripts/install-system-deps.sh`);
-}
 
 describe('confined PromQL in a real Prometheus', function () {
   this.timeout(120_000);

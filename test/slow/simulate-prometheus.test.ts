@@ -2,13 +2,14 @@
 // Crane trace backfilled as cAdvisor's container_cpu_usage_seconds_total for a Deployment's pod, read back
 // with the TSP controller's own workload CPU query, replayed, and compared with plain HPAs.
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../src/cli/run-cli.ts';
 import { startProcess, waitFor, type ManagedProcess } from '../e2e/harness/processes.ts';
 import { freePort } from '../e2e/harness/ports.ts';
+import { which } from '../e2e/harness/binaries.ts';
 import { backfill } from '../e2e/harness/prometheus.ts';
 import { parseTraceCsv } from '../e2e/harness/openmetrics.ts';
 import { captureIO } from '../helpers/capture-io.ts';
@@ -16,10 +17,6 @@ import { TRACES_DIR } from '../helpers/traces.ts';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/ehpa-simulate.yaml', import.meta.url));
 
-function which(name: string): string {
-  for (const dir of (process.env.PATH ?? '').split(':')) if (dir && existsSync(join(dir, name))) return join(dir, name);
-  throw new Error(`${name} not found on PATH; run scripts/install-system-deps.sh`);
-}
 
 describe('simulate --prometheus-url: the workload history from a real Prometheus', function () {
   this.timeout(300_000);

@@ -19,7 +19,8 @@ export interface Binaries {
 
 let cached: Promise<Binaries> | undefined;
 
-function which(name: string): string {
+/** The path of `name` on PATH (Debian's prometheus and promtool); throws saying how to install it. */
+export function which(name: string): string {
   for (const dir of (process.env.PATH ?? '').split(':')) {
     const p = join(dir, name);
     if (dir && existsSync(p)) return p;
