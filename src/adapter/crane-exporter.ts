@@ -22,8 +22,7 @@ import { CRON_RESOURCE_IDENTIFIER } from '../api/names.ts';
 import { cronValueFor, CRON_METRIC_HEAD } from './providers/cron-provider.ts';
 import { PREDICTION_METRIC_HEAD } from './providers/prediction-provider.ts';
 import { predictionAnswer, STEPPED_ASIDE_VALUE, stepsAside } from '../metric-values/forecast-value.ts';
-import { tspForTarget, tspTargets } from '../metric-values/tsp-lookup.ts';
-import type { TimeSeriesPrediction } from '../api/prediction.ts';
+import { tspTargets } from '../metric-values/tsp-lookup.ts';
 import type { AdapterSources } from './providers/sources.ts';
 import type { CronSemantics } from '../metric-values/cron-replicas.ts';
 
@@ -114,10 +113,9 @@ export async function predictionSamples(sources: Pick<ExporterSources, 'listEhpa
       const a = predictionAnswer(tsps, target, rid, nowMs);
       // A forecast that stepped aside is exported as the adapter serves it (0: the HPA scales on its other
       // metrics); a missing series would instead stop the HPA's scale-downs (one metric unavailable).
-      const asideTsp = !a.ok && a.status === 503 && stepsAside(a.reason) ? tspForTarget(tsps, target, rid) : undefined;
-      if (!a.ok && !asideTsp) continue;
-      const tsp = a.ok ? a.tsp : (asideTsp as TimeSeriesPrediction);
-      const algorithm = tsp.spec.predictionMetrics?.find((m) => m.resourceIdentifier === rid)?.algorithm?.algorithmType ?? '';
+      const steppedAside = !a.ok && a.status === 503 && stepsAside(a.reason);
+      if (!a.ok && !steppedAside) continue;
+      const algorithm = a.tsp.spec.predictionMetrics?.find((m) => m.resourceIdentifier === rid)?.algorithm?.algorithmType ?? '';
       const labels = { targetKind: target.kind, targetName: target.name, targetNamespace: namespace, resourceIdentifier: rid, algorithm };
       out.set(JSON.stringify(labels), { labels, value: a.ok ? Number(a.milli) / 1000 : STEPPED_ASIDE_VALUE });
     }

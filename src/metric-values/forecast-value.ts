@@ -71,7 +71,7 @@ export function ehpaForecastValue(tsps: readonly TimeSeriesPrediction[], ehpa: E
 export type PredictionAnswer =
   | { ok: true; milli: bigint; tsp: TimeSeriesPrediction }
   | { ok: false; status: 404; message: string }
-  | { ok: false; status: 503; reason: ForecastReason; message: string };
+  | { ok: false; status: 503; reason: ForecastReason; message: string; tsp: TimeSeriesPrediction };
 
 /**
  * `crane_autoscaling_prediction{target…, resourceIdentifier}` at `nowMs` from one namespace's TSPs: the
@@ -83,6 +83,6 @@ export function predictionAnswer(tsps: readonly TimeSeriesPrediction[], target: 
   const tsp = tspForTarget(tsps, target, rid);
   if (!tsp) return { ok: false, status: 404, message: `there is no TimeSeriesPrediction for ${target.kind} ${target.namespace}/${target.name}` };
   const v = forecastValue(tsp, rid, nowMs);
-  if (!v.ok) return { ok: false, status: 503, reason: v.reason, message: v.message };
+  if (!v.ok) return { ok: false, status: 503, reason: v.reason, message: v.message, tsp };
   return { ok: true, milli: toMilli(Number(v.largest.toPrecision(7))), tsp };
 }

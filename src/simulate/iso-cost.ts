@@ -73,6 +73,11 @@ export function isoCost(options: SimulationOptions, onPolicy?: (done: number, to
   const perPodCores = own.summary.perPodTargetCores;
   const ehpa = fixedRuleScore(own.steps, 'ehpa', perPodCores, options.stepSeconds);
   const frontier = FRONTIER_SHARES.map((share, k) => {
+    // The EHPA's own replay already holds the plain HPA at its target (its original metrics on usage).
+    if (share === 1) {
+      onPolicy?.(k + 2, total);
+      return { target: 100, ...fixedRuleScore(own.steps, 'plain', perPodCores, options.stepSeconds) };
+    }
     const { onProgress: _quiet, ...quiet } = options;
     const r = simulate({ ...quiet, ehpa: plainAt(options.ehpa, index, share) });
     onPolicy?.(k + 2, total);
