@@ -14,7 +14,7 @@
 // window maxima, crane mode's and the baselines'. `replay` runs calibrateWindowMax, or the export of that
 // name in the module --calibration names, on those inputs and prints the rolling-origin summary: with the
 // shipped calibration it reproduces the `auto` column of `npm run eval:forecast -- --rolling` exactly
-// (test/unit/prediction/dsp/calibration-replay.test.ts). `--candidates` instead scores every candidate as if
+// (test/slow/calibration-replay.test.ts). `--candidates` instead scores every candidate as if
 // it were served alone at every cut point (× its own multiplier): the best of them in hindsight is the most
 // any choice among these candidates can reach. `--stability` asks how much each trace's verdict (auto's slack
 // at 90 % below every rival's; coverage ≥ 90 %) owes to which windows happened to be scored: the verdict on

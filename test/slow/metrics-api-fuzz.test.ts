@@ -4,9 +4,9 @@
 // error is a metav1.Status, and nobody gets data without authentication and authorization.
 // Reproduce a failure with FUZZ_SEED=<seed printed in the assertion message>.
 import { expect } from 'chai';
-import { startTestAdapter, type RequestOpts, type Running } from '../../helpers/adapter-fixture.ts';
-import { ehpa, pod, tsp, UID } from './fixtures.ts';
-import { mulberry32 } from '../../helpers/seeded-random.ts';
+import { startTestAdapter, type RequestOpts, type Running } from '../helpers/adapter-fixture.ts';
+import { ehpa, pod, tsp, UID } from '../unit/adapter/fixtures.ts';
+import { mulberry32 } from '../helpers/seeded-random.ts';
 
 const ALLOWED_USER = 'system:serviceaccount:kube-system:horizontal-pod-autoscaler';
 

@@ -2,10 +2,10 @@
 // pairs the rolling-origin evaluation (bench/rolling-origin.ts rollingPairs) computes by refitting every cut,
 // so a variant of the calibration can be judged on the replay alone.
 import { expect } from 'chai';
-import { autoLeast, recordTrace, replayCandidates, replayTrace, RIVALS, verdictStability } from '../../../bench/calibration-replay.ts';
-import type { WindowPair } from '../../../src/prediction/dsp/window-coverage.ts';
-import { rollingPairs, type RollingOptions } from '../../../bench/rolling-origin.ts';
-import { calibrateWindowMax } from '../../../src/prediction/dsp/window-calibration.ts';
+import { autoLeast, recordTrace, replayCandidates, replayTrace, RIVALS, verdictStability } from '../../bench/calibration-replay.ts';
+import type { WindowPair } from '../../src/prediction/dsp/window-coverage.ts';
+import { rollingPairs, type RollingOptions } from '../../bench/rolling-origin.ts';
+import { calibrateWindowMax } from '../../src/prediction/dsp/window-calibration.ts';
 
 const DAY = 86_400;
 const STEP = 300;

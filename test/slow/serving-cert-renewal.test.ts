@@ -5,8 +5,8 @@ import { expect } from 'chai';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issueCertificate } from '../../../src/adapter/cert-factory.ts';
-import { loadOrCreateServingCert, servingPairProblem } from '../../../src/adapter/serving-cert.ts';
+import { issueCertificate } from '../../src/adapter/cert-factory.ts';
+import { loadOrCreateServingCert, servingPairProblem } from '../../src/adapter/serving-cert.ts';
 
 const DAY = 86_400_000;
 
