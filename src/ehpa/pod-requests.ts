@@ -2,19 +2,7 @@
 // caller passes pods from the informer cache and the current time.
 import { quantityMilli } from '../quantity/index.ts';
 import type { PodCpuRequests, PodRequests } from './desired-hpa.ts';
-import type { PodLike } from '../api/pod.ts';
-
-/** Crane's "available": Running, Ready=True, not terminating, Ready for more than 30 s. */
-export const AVAILABLE_AFTER_MS = 30_000;
-
-export function isAvailablePod(pod: PodLike, nowMs: number): boolean {
-  if (pod.metadata.deletionTimestamp) return false;
-  if (pod.status?.phase !== 'Running') return false;
-  const ready = pod.status.conditions?.find((c) => c.type === 'Ready');
-  if (ready?.status !== 'True') return false;
-  const since = ready.lastTransitionTime ? Date.parse(ready.lastTransitionTime) : NaN;
-  return Number.isFinite(since) && since + AVAILABLE_AFTER_MS < nowMs;
-}
+import { isPodAvailable, type PodLike } from '../api/pod.ts';
 
 function isLivePod(pod: PodLike): boolean {
   const phase = pod.status?.phase;
@@ -28,7 +16,7 @@ function isLivePod(pod: PodLike): boolean {
  * of the pod spec, not of its readiness, and the HPA should not lose its prediction metric during a rollout.
  */
 export function summarizeRequests(pods: readonly PodLike[], nowMs: number, resource: string, container?: string): PodRequests {
-  let counted = pods.filter((p) => isAvailablePod(p, nowMs));
+  let counted = pods.filter((p) => isPodAvailable(p, nowMs));
   if (counted.length === 0) counted = pods.filter(isLivePod);
   let requestMilli = 0;
   const missing: string[] = [];

@@ -34,8 +34,9 @@ export function dropManagedFields(obj: Json): Json {
   return obj;
 }
 
-// Pod readers: ehpa/pod-requests.ts and adapter/providers/pod-availability.ts (deletionTimestamp, phase,
-// Ready condition and its lastTransitionTime, container CPU requests), ehpa/reconciler.ts and
+// Pod readers: api/pod.ts isPodAvailable, through ehpa/pod-requests.ts and the adapter's pod providers
+// (deletionTimestamp, phase, Ready condition and its lastTransitionTime), ehpa/pod-requests.ts (container
+// CPU requests), ehpa/reconciler.ts and
 // controller.ts (namespace, labels), vpa/input/cluster-feeder.ts (phase, labels, resourceVersion,
 // container and init-container names and requests), vpa/input/oom-observer.ts (containerStatuses' name,
 // restartCount, state/lastState terminated reason and finishedAt, running, resources; spec requests),

@@ -7,7 +7,7 @@ import { CUSTOM_PODS_PREDICTION_PREFIX, EXTERNAL_PREDICTION_PREFIX, predictionId
 import { perPodMillis } from '../../metric-values/forecast-window.ts';
 import { toMilli } from '../../metric-values/milli-quantity.ts';
 import { notFound, unavailable } from '../status.ts';
-import { podAvailable, podRunning } from './pod-availability.ts';
+import { isPodAvailable, isPodRunning } from '../../api/pod.ts';
 import { ehpaByUid, ehpaTspsIn, predictedTotal, type PredictedValueOptions } from './predicted-metric-value.ts';
 import type { CustomMetricProvider, CustomQuery, CustomValue, ExternalMetricProvider, ExternalQuery, ExternalValue } from './provider.ts';
 
@@ -28,11 +28,11 @@ export function legacyPodsPredictionProvider(opts: PredictedValueOptions): Custo
       let pods = await sources.listPods(ns, q.selector);
       if (q.name !== '*') pods = pods.filter((p) => p.metadata?.name === q.name);
       if (pods.length === 0) throw notFound(`the server could not find the metric ${q.metric} for pods: no pod in namespace ${ns} matches ${q.name === '*' ? 'the selector' : q.name}`);
-      const available = pods.filter((p) => podAvailable(p, q.nowMs));
+      const available = pods.filter((p) => isPodAvailable(p, q.nowMs));
       const { total, observed } = await predictedTotal(opts, ehpa, await ehpaTspsIn(sources, ehpa), rid, PODS_FAMILY, q.nowMs);
       // A forecast is split over available pods (Crane's rule); an observation over the running ones when
       // none is available yet, so a rollout does not stall the fallback.
-      const over = available.length > 0 ? available : observed ? pods.filter(podRunning) : [];
+      const over = available.length > 0 ? available : observed ? pods.filter(isPodRunning) : [];
       if (over.length === 0) throw unavailable(`failed to get available pods: none of the ${pods.length} selected pods has been Running and Ready for 30s`);
       const milli = BigInt(perPodMillis(total, over.length));
       return over.map((p) => ({ describedObject: { kind: 'Pod', apiVersion: 'v1', name: p.metadata?.name ?? '', namespace: ns }, milli }));

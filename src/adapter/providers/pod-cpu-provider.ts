@@ -14,9 +14,8 @@ import { invalidObject, notFound, unavailable } from '../status.ts';
 import { validateEhpa } from '../../ehpa/validation.ts';
 import type { AdapterMetrics } from '../adapter-metrics.ts';
 import type { CustomMetricProvider, CustomQuery, CustomValue } from './provider.ts';
-import type { PodLike } from '../../api/pod.ts';
+import { isPodAvailable, isPodRunning, type PodLike } from '../../api/pod.ts';
 import type { AdapterSources, FallbackListener, FallbackOutcome } from './sources.ts';
-import { podAvailable, podRunning } from './pod-availability.ts';
 
 
 export interface PodCpuProviderOptions {
@@ -71,7 +70,7 @@ export function podCpuProvider(opts: PodCpuProviderOptions): CustomMetricProvide
       let pods = await sources.listPods(ns, q.selector);
       if (q.name !== '*') pods = pods.filter((p) => p.metadata?.name === q.name);
       if (pods.length === 0) throw notFound(`the server could not find the metric ${POD_CPU_USAGE_METRIC} for pods: no pod in namespace ${ns} matches ${q.name === '*' ? 'the selector' : q.name}`);
-      const available = pods.filter((p) => podAvailable(p, q.nowMs));
+      const available = pods.filter((p) => isPodAvailable(p, q.nowMs));
 
       const forecast = ehpaForecastValue(await ehpaTspsIn(sources, ehpa), ehpa, POD_CPU_USAGE_IDENTIFIER, q.nowMs);
       if (forecast.ok) {
@@ -96,7 +95,7 @@ export function podCpuProvider(opts: PodCpuProviderOptions): CustomMetricProvide
         report('error');
         throw unavailable(forecast.message);
       }
-      const candidates = available.length > 0 ? available : pods.filter(podRunning);
+      const candidates = available.length > 0 ? available : pods.filter(isPodRunning);
       let observed: ReadonlyMap<string, number>;
       try {
         observed = await sources.observedPodCpuMillis(ns, candidates.map((p) => p.metadata?.name ?? ''));

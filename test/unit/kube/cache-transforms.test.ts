@@ -4,12 +4,11 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { cacheTransformFor, dropManagedFields, trimEvent, trimPod } from '../../../src/kube/cache-transforms.ts';
-import { isAvailablePod, summarizeCpuRequests } from '../../../src/ehpa/pod-requests.ts';
-import { podAvailable, podRunning } from '../../../src/adapter/providers/pod-availability.ts';
+import { summarizeCpuRequests } from '../../../src/ehpa/pod-requests.ts';
 import { oomsFromEvictionEvent, oomsFromPodUpdate, type EventJSON, type PodJSON } from '../../../src/vpa/input/oom-observer.ts';
 import { ClusterFeeder, type PodObject } from '../../../src/vpa/input/cluster-feeder.ts';
 import { ClusterState } from '../../../src/vpa/model/cluster-state.ts';
-import type { PodLike } from '../../../src/api/pod.ts';
+import { isPodAvailable, isPodRunning, type PodLike } from '../../../src/api/pod.ts';
 import { parseInstant } from '../../../src/gomath/go-time.ts';
 
 type Json = Record<string, unknown>;
@@ -105,9 +104,8 @@ describe('informer cache transforms', () => {
       const trimmed = trimPod(structuredClone(whole));
       // EHPA controller: CPU requests over available pods; the metrics adapter: availability.
       expect(summarizeCpuRequests([trimmed as unknown as PodLike], NOW)).to.deep.equal(summarizeCpuRequests([whole as unknown as PodLike], NOW));
-      expect(isAvailablePod(trimmed as unknown as PodLike, NOW)).to.equal(isAvailablePod(whole as unknown as PodLike, NOW));
-      expect(podAvailable(trimmed as unknown as PodLike, NOW)).to.equal(podAvailable(whole as unknown as PodLike, NOW));
-      expect(podRunning(trimmed as unknown as PodLike)).to.equal(podRunning(whole as unknown as PodLike));
+      expect(isPodAvailable(trimmed as unknown as PodLike, NOW)).to.equal(isPodAvailable(whole as unknown as PodLike, NOW));
+      expect(isPodRunning(trimmed as unknown as PodLike)).to.equal(isPodRunning(whole as unknown as PodLike));
       // VPA recommender: the model the feeder builds from the pod.
       const model = (p: Json) => {
         const f = new ClusterFeeder(new ClusterState());
