@@ -14,6 +14,13 @@ import { WorkQueue } from './work-queue.ts';
 export interface ReconcileResult {
   /** Reconcile this key again after this many ms even if nothing changes (e.g. a refresh period). */
   requeueAfterMs?: number;
+  /**
+   * Part of the work failed and was reported (e.g. in the object's status) rather than thrown: reconcile
+   * again after the queue's per-key backoff, as after an error, and no later than requeueAfterMs when that
+   * is given (controller-runtime's `Requeue: true`). The backoff keeps growing until a reconcile returns
+   * without this.
+   */
+  requeueWithBackoff?: boolean;
 }
 
 export type Reconcile = (key: string) => Promise<ReconcileResult | void>;
@@ -73,9 +80,13 @@ export class ControllerRunner {
       const t0 = performance.now();
       try {
         const r = await this.opts.reconcile(key);
-        this.queue.forget(key);
         this.opts.observe?.('success', performance.now() - t0);
-        if (r?.requeueAfterMs) this.queue.addAfter(key, r.requeueAfterMs);
+        if (r?.requeueWithBackoff) {
+          this.queue.addRateLimited(key, r.requeueAfterMs);
+        } else {
+          this.queue.forget(key);
+          if (r?.requeueAfterMs) this.queue.addAfter(key, r.requeueAfterMs);
+        }
       } catch (e) {
         const delay = this.queue.addRateLimited(key);
         this.opts.observe?.('error', performance.now() - t0);

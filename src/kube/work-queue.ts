@@ -44,11 +44,14 @@ export class WorkQueue {
     this.timers.set(key, t);
   }
 
-  /** Requeues a failed key with exponential backoff. Returns the delay used. */
-  addRateLimited(key: string): number {
+  /**
+   * Requeues a failed key with exponential backoff, or after `notAfterMs` when that is sooner (the failure
+   * count grows either way). Returns the delay used.
+   */
+  addRateLimited(key: string, notAfterMs = Infinity): number {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
-    const delay = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** Math.min(n, 30));
+    const delay = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** Math.min(n, 30), notAfterMs);
     this.addAfter(key, delay);
     return delay;
   }

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { Agent, createServer, get } from 'node:http';
 import { pino } from 'pino';
 import { ControllerRunner } from '../../../src/kube/controller-runner.ts';
+import { WorkQueue } from '../../../src/kube/work-queue.ts';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -163,5 +164,38 @@ describe('kube: ControllerRunner leaves the event loop to I/O during a pass of c
     await r.stop();
     // 2,000 × 0.1 ms is a 200 ms pass; the 5 ms timer fires after ~50 of them (more on a slow machine).
     expect(reconciledAtTimer).to.be.above(0).and.below(KEYS / 2);
+  });
+});
+
+describe('kube: ControllerRunner requeueWithBackoff', () => {
+  it("a reconcile that reports a failure comes back after the queue's backoff, capped by requeueAfterMs; one without it is forgotten", async () => {
+    const results: { requeueAfterMs?: number; requeueWithBackoff?: boolean }[] = [{ requeueWithBackoff: true }, { requeueWithBackoff: true }, { requeueWithBackoff: true, requeueAfterMs: 150 }, { requeueAfterMs: 5_000 }];
+    const delays: number[] = [];
+    const queue = new WorkQueue({ baseMs: 100, maxMs: 1_000 });
+    const addAfter = queue.addAfter.bind(queue);
+    // Time stands still: record the delay and hand the key back at once.
+    queue.addAfter = (key: string, ms: number) => {
+      delays.push(ms);
+      if (results.length > 0) addAfter(key, 0);
+    };
+    let done!: () => void;
+    const finished = new Promise<void>((r) => (done = r));
+    const r = new ControllerRunner({
+      name: 'test',
+      workers: 1,
+      log: pino({ level: 'silent' }),
+      queue,
+      reconcile: async () => {
+        const next = results.shift()!;
+        if (results.length === 0) setImmediate(done);
+        return next;
+      },
+    });
+    r.start();
+    r.enqueue('a/x');
+    await finished;
+    await r.stop();
+    expect(delays).to.deep.equal([100, 200, 150, 5_000]);
+    expect(queue.failuresOf('a/x')).to.equal(0);
   });
 });

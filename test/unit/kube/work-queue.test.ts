@@ -28,6 +28,12 @@ describe('WorkQueue', () => {
     expect(q.failuresOf('x')).to.equal(0);
     q.shutDown();
   });
+  it('a rate-limited requeue comes no later than notAfterMs, and the failure count still grows', () => {
+    const q = new WorkQueue({ baseMs: 100, maxMs: 1000 });
+    expect([q.addRateLimited('x', 300), q.addRateLimited('y', 300), q.addRateLimited('y', 300), q.addRateLimited('y', 300)]).to.deep.equal([100, 100, 200, 300]);
+    expect(q.failuresOf('y')).to.equal(3);
+    q.shutDown();
+  });
   it('returns undefined to waiting workers on shutdown', async () => {
     const q = new WorkQueue();
     const p = q.get();
