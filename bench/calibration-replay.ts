@@ -32,7 +32,7 @@ import { calibrateWindowMax, type CalibrationInput } from '../src/prediction/dsp
 import { coverage, scoreWindows, type WindowPair } from '../src/prediction/dsp/window-coverage.ts';
 import { allTraces } from './eval-rolling.ts';
 import { baselineMax, cutInput, cutPoints, DEFAULT_ROLLING, forecastMax, maxIn, type RollingOptions, type Series } from './rolling-origin.ts';
-import { loadTrace } from './traces.ts';
+import { loadTrace } from '../test/helpers/traces.ts';
 
 /** The rivals auto is compared with in the evaluation's "least slack" count. */
 export const RIVALS = ['crane', 'last value', 'max last hour', 'same window yesterday', 'max(last hour, yesterday)'] as const;

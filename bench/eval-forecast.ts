@@ -4,7 +4,7 @@
 // evaluation of the window maximum instead (bench/eval-rolling.ts).
 import { dspForecast, type EstimatorMode } from '../src/prediction/dsp/forecast.ts';
 import { printPeriodTable } from './period-table.ts';
-import { craneTraces, loadTrace, otherTraces, type Trace } from './traces.ts';
+import { craneTraces, loadTrace, otherTraces, type Trace } from '../test/helpers/traces.ts';
 
 const DAY = 86_400;
 const WEEK = 7 * DAY;

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { scoreWindows, type WindowPair } from '../src/prediction/dsp/window-coverage.ts';
 import { DEFAULT_ROLLING, METHODS, rollingPairs, type Method, type TracePairs } from './rolling-origin.ts';
-import { craneTraces, loadTrace, otherTraces, type Trace } from './traces.ts';
+import { craneTraces, loadTrace, otherTraces, type Trace } from '../test/helpers/traces.ts';
 
 export function allTraces(): Trace[] {
   return [...craneTraces(), ...otherTraces()];

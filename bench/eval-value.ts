@@ -31,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import type { EffectiveHorizontalPodAutoscaler } from '../src/api/ehpa.ts';
 import { PLAIN_TARGETS_AT_50 } from '../src/prediction/dsp/value-replay.ts';
 import { simulate, type SimulationOptions, type SimulationResult } from '../src/simulate/simulate.ts';
-import { craneTraces, loadTrace, otherTraces, valueTraces, type Trace } from './traces.ts';
+import { craneTraces, loadTrace, otherTraces, valueTraces, type Trace } from '../test/helpers/traces.ts';
 import { frontierChart } from './value-chart.ts';
 import { fixedRuleScore, frontierCostAt, frontierShortAt, verdict, type FrontierPoint, type ValuePoint } from '../src/simulate/frontier.ts';
 import { bars, forecastBoundRatio, holdEvery, scaleToMean } from './value-score.ts';

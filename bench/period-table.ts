@@ -7,7 +7,7 @@ import { dspForecast } from '../src/prediction/dsp/forecast.ts';
 import { forecast } from '../src/prediction/index.ts';
 import { DEFAULT_PERIOD_CONFIRMATION, findConfirmedPeriod, periodName } from '../src/prediction/dsp/period-confirmation.ts';
 import { truncateToPeriods, WEEK_SECONDS } from '../src/prediction/dsp/signal.ts';
-import { loadTrace, type Trace } from './traces.ts';
+import { loadTrace, type Trace } from '../test/helpers/traces.ts';
 
 export interface PeriodRow {
   trace: Trace;

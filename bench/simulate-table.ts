@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { EffectiveHorizontalPodAutoscaler } from '../src/api/ehpa.ts';
 import { simulate, type SimulationResult } from '../src/simulate/simulate.ts';
 import { allTraces } from './eval-rolling.ts';
-import { loadTrace, type Trace } from './traces.ts';
+import { loadTrace, type Trace } from '../test/helpers/traces.ts';
 
 const DAY = 86_400;
 const WINDOW = 3600;

@@ -6,7 +6,7 @@ import os from 'node:os';
 import { forecast } from '../../src/prediction/index.ts';
 import { preprocess } from '../../src/prediction/dsp/preprocess.ts';
 import { buildCraneOracle } from '../../test/oracles/crane-oracle-build.ts';
-import { craneTraces, loadTrace } from '../traces.ts';
+import { craneTraces, loadTrace } from '../../test/helpers/traces.ts';
 
 const REPEAT = Number(process.env['DSP_BENCH_REPEAT'] ?? 9);
 

@@ -5,7 +5,7 @@
 // the bar is on the published figures, so it must be computed exactly as `npm run eval:forecast` does.
 import { expect } from 'chai';
 import { evaluate } from '../../bench/eval-forecast.ts';
-import { craneTraces, otherTraces } from '../../bench/traces.ts';
+import { craneTraces, otherTraces } from '../helpers/traces.ts';
 
 describe('conformance: auto vs crane on held-out data', function () {
   this.timeout(300_000);

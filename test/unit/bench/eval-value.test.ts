@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { barsTable, chartFor, evalTraces, report, startupTable, type TraceResult } from '../../../bench/eval-value.ts';
-import { craneTraces, otherTraces, valueTraces } from '../../../bench/traces.ts';
+import { craneTraces, otherTraces, valueTraces } from '../../helpers/traces.ts';
 
 const frontier = (shift: number) =>
   [50, 45, 40, 35, 30, 25, 20].map((target, k) => ({ target, replicaHours: 100 + 20 * k, shortMinutes: Math.max(0, 400 - 70 * k + shift) }));

@@ -1,11 +1,11 @@
-// bench/traces.ts: the value evaluation's traces load, the Alibaba file (no time column) numbered 300 s apart,
-// and the Alibaba trace stays out of what npm publishes.
+// The value evaluation's traces (test/helpers/traces.ts, read by bench/eval-value.ts): they load, the Alibaba
+// file (no time column) is numbered 300 s apart, and the Alibaba trace stays out of what npm publishes.
 import { expect } from 'chai';
 import { readFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadTrace, valueTraces, withRowTimes, TRACES_DIR } from '../../../bench/traces.ts';
+import { loadTrace, valueTraces, withRowTimes, TRACES_DIR } from '../../helpers/traces.ts';
 
-describe('bench/traces: the value evaluation traces', () => {
+describe('test/helpers/traces: the value evaluation traces', () => {
   it('withRowTimes numbers the rows after the header, skipping blank lines', () => {
     expect(withRowTimes('a,b\n1,2\n3,4\n', 300)).to.equal('t,a,b\n0,1,2\n300,3,4\n');
   });
