@@ -9,7 +9,9 @@
 // to serve rose to 415 ms.
 import type { Logger } from 'pino';
 import { nextTurnOfEventLoop } from './event-loop-turns.ts';
-import { WorkQueue } from './work-queue.ts';
+import { splitKey, WorkQueue } from './work-queue.ts';
+
+export { objectKey, splitKey } from './work-queue.ts';
 
 export interface ReconcileResult {
   /** Reconcile this key again after this many ms even if nothing changes (e.g. a refresh period). */
@@ -130,11 +132,3 @@ export class ControllerRunner {
   }
 }
 
-export function objectKey(obj: { metadata?: { namespace?: string; name?: string } }): string {
-  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
-}
-
-export function splitKey(key: string): { namespace: string; name: string } {
-  const i = key.indexOf('/');
-  return { namespace: key.slice(0, i), name: key.slice(i + 1) };
-}

@@ -1,7 +1,7 @@
-// Jobs waiting for a forecast worker, served round-robin by tenant (the TSP's namespace) instead of in
-// arrival order: a namespace that queues a thousand day-wide fits then waits behind itself, while every
-// other namespace's next fit goes after at most one of its jobs per other tenant waiting
-// (docs/security.md §8). Within a tenant, first in, first out.
+// Work waiting its turn, served round-robin by tenant (a namespace) instead of in arrival order: a namespace
+// that queues a thousand items then waits behind itself, while every other namespace's next item goes after
+// at most one item per other tenant waiting (docs/security.md §8). Within a tenant, first in, first out.
+// The controllers' work queue (work-queue.ts) and the forecast pool's waiting fits both use it.
 export class FairQueue<T> {
   private readonly byTenant = new Map<string, T[]>();
   /** Tenants with waiting jobs, in the order they are served next. */

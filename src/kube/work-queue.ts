@@ -1,5 +1,9 @@
 // A controller work queue with client-go's guarantees: a key is queued at most once, never handled by
-// two workers at the same time, and failing keys come back with per-key exponential backoff.
+// two workers at the same time, and failing keys come back with per-key exponential backoff. Unlike
+// client-go's FIFO, keys are handed out round-robin by namespace (fair-queue.ts): 2,000 new objects in one
+// namespace do not put another namespace's next reconcile behind all of them.
+
+import { FairQueue } from './fair-queue.ts';
 
 export interface BackoffPolicy {
   baseMs: number;
@@ -7,7 +11,7 @@ export interface BackoffPolicy {
 }
 
 export class WorkQueue {
-  private readonly queue: string[] = [];
+  private readonly queue = new FairQueue<string>();
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly failures = new Map<string, number>();
@@ -27,7 +31,7 @@ export class WorkQueue {
       this.processing.add(key);
       w(key);
     } else {
-      this.queue.push(key);
+      this.queue.push(splitKey(key).namespace, key);
     }
   }
 
@@ -96,4 +100,15 @@ export class WorkQueue {
     this.timers.clear();
     for (const w of this.waiters.splice(0)) w(undefined);
   }
+}
+
+/** A queue key: `namespace/name` (`/name` for a cluster-scoped object). */
+export function objectKey(obj: { metadata?: { namespace?: string; name?: string } }): string {
+  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}
+
+/** The key's namespace ('' when cluster-scoped, or for a key with no `/`) and name. */
+export function splitKey(key: string): { namespace: string; name: string } {
+  const i = key.indexOf('/');
+  return { namespace: i < 0 ? '' : key.slice(0, i), name: key.slice(i + 1) };
 }

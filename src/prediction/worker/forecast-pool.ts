@@ -1,7 +1,7 @@
 // A pool of worker threads that fit forecasts, so a fit (about a second for 15 days at 60 s, minutes for
 // an expressionQuery of hundreds of series) never runs on the event loop that serves the metrics API,
 // renews the Lease and answers /healthz. One fit (one series) per worker at a time; jobs wait in a queue
-// served round-robin by tenant (fair-queue.ts), first in, first out within one.
+// served round-robin by tenant (src/kube/fair-queue.ts), first in, first out within one.
 // - Budget: a fit still running `budgetMs` after it was handed to a worker has its worker terminated (the
 //   only way to stop a synchronous fit) and fails with FitBudgetExceededError; the next job gets a new worker.
 // - Cancellation: a job whose signal aborts is dropped from the queue, or its worker terminated if it runs.
@@ -12,7 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import { formatDurationMs } from '../../config/duration.ts';
 import type { FitReply, FitRequest, WorkerMessage } from './fit-protocol.ts';
-import { FairQueue } from './fair-queue.ts';
+import { FairQueue } from '../../kube/fair-queue.ts';
 
 export class FitBudgetExceededError extends Error {
   override name = 'FitBudgetExceededError';
