@@ -4,6 +4,7 @@
 // answers for a short TTL, keyed by the review's spec, so the HPA's steady polling costs one review per
 // metric per TTL.
 import type { V1SubjectAccessReview } from '@kubernetes/client-node';
+import { resourcePath } from '../kube/api-client.ts';
 import type { UserInfo } from './authn.ts';
 import type { NonResourceAttributes, ResourceAttributes } from './request-info.ts';
 import type { AdapterMetrics } from './adapter-metrics.ts';
@@ -115,7 +116,7 @@ export interface ReviewPoster {
   create<T>(path: string, body: unknown): Promise<T>;
 }
 
-export const SUBJECT_ACCESS_REVIEWS_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
+export const SUBJECT_ACCESS_REVIEWS_PATH = resourcePath('authorization.k8s.io/v1', 'subjectaccessreviews');
 
 /**
  * Asks kube-apiserver with a SubjectAccessReview. Through a client that keeps its connections: client-node's

@@ -2,6 +2,7 @@
 // adapter when one is configured (--remote-adapter, docs/crane-behaviour.md §C.1), whose discovery entries
 // are listed beside ours.
 import type { LabelSelector } from '../selectors/label-selector.ts';
+import { groupVersionPath } from '../kube/api-client.ts';
 import type { CustomMetricProvider, ExternalMetricProvider } from './providers/provider.ts';
 import type { RemoteAdapter } from './remote-adapter.ts';
 import { CUSTOM_GROUP, EXTERNAL_GROUP } from './request-info.ts';
@@ -26,7 +27,7 @@ export class ProviderRegistry {
 
   /** custom.metrics.k8s.io discovery entries: ours and the remote adapter's. */
   async customListed(version: string): Promise<{ resource: string; metric: string; namespaced: boolean }[]> {
-    const remote = (await this.remoteListed(`/apis/${CUSTOM_GROUP}/${version}`)).flatMap((r) => {
+    const remote = (await this.remoteListed(groupVersionPath(`${CUSTOM_GROUP}/${version}`))).flatMap((r) => {
       const slash = r.name.indexOf('/');
       return slash > 0 ? [{ resource: r.name.slice(0, slash), metric: r.name.slice(slash + 1), namespaced: r.namespaced }] : [];
     });
@@ -35,7 +36,7 @@ export class ProviderRegistry {
 
   /** external.metrics.k8s.io discovery entries: ours and the remote adapter's. */
   async externalListed(): Promise<string[]> {
-    const remote = (await this.remoteListed(`/apis/${EXTERNAL_GROUP}/v1beta1`)).map((r) => r.name);
+    const remote = (await this.remoteListed(groupVersionPath(`${EXTERNAL_GROUP}/v1beta1`))).map((r) => r.name);
     return [...this.external.flatMap((p) => p.listed()), ...remote];
   }
 

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { resourcePath } from '../kube/api-client.ts';
 import type { RequestHeaderConfig } from './authn.ts';
 import { Reloader, every, type RefreshOutcome } from './reloader.ts';
 
@@ -125,7 +126,7 @@ export class AuthConfigMapWatch {
 
   private async watch(): Promise<void> {
     if (this.stopped) return;
-    const path = `/api/v1/namespaces/${AUTH_CONFIGMAP.namespace}/configmaps`;
+    const path = resourcePath('v1', 'configmaps', AUTH_CONFIGMAP.namespace);
     const query: Record<string, string> = { fieldSelector: `metadata.name=${AUTH_CONFIGMAP.name}`, allowWatchBookmarks: 'true' };
     if (this.resourceVersion) query['resourceVersion'] = this.resourceVersion;
     const startedAt = Date.now();

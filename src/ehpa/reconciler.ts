@@ -258,7 +258,7 @@ export class EhpaReconciler {
       if (r.action === 'created') this.d.events.event(ehpa, 'Normal', 'SubstituteCreated', `Create Substitute ${name}`);
       const wanted = { labelSelector: scale.status.selector ?? '', replicas: scale.status.replicas };
       if (!semanticEqual(sub.status ?? {}, wanted)) {
-        await this.d.client.patch(`${path}/${encodeURIComponent(name)}/status`, { status: wanted });
+        await this.d.client.patch(resourcePath(EHPA_API_VERSION, SUBSTITUTE_PLURAL, ns, name, 'status'), { status: wanted });
       }
     } catch (e) {
       if (e instanceof NotOwnedError) {

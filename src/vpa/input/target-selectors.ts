@@ -65,7 +65,7 @@ export class TargetSelectors {
         // ReplicationController's selector is a plain map; the others are LabelSelectors.
         text = ref.kind === 'ReplicationController' ? formatLabelSelector({ matchLabels: sel as Record<string, string> }) : formatLabelSelector(sel as LabelSelectorObject);
       } else if (info.scalable) {
-        const scale = await this.client.get<{ status?: { selector?: string } }>(`${path}/scale`);
+        const scale = await this.client.get<{ status?: { selector?: string } }>(resourcePath(info.apiVersion, info.plural, info.namespaced ? ns : undefined, ref.name, 'scale'));
         text = scale.status?.selector;
       }
       if (text === undefined || text === '') return unsupported(`Cannot read targetRef. Reason: ${ref.kind}/${ref.name} has no pod selector`);

@@ -82,12 +82,12 @@ const USES: Use[] = [
   },
   {
     group: 'autoscaling.crane.io', resource: 'substitutes/status', verbs: ['patch'],
-    at: [['src/ehpa/reconciler.ts', 'client.patch(`${path}/${encodeURIComponent(name)}/status`']],
+    at: [['src/ehpa/reconciler.ts', "client.patch(resourcePath(EHPA_API_VERSION, SUBSTITUTE_PLURAL, ns, name, 'status')"]],
     why: 'Preview merge-patches the Substitute status',
   },
   {
     group: '*', resource: '*/scale', verbs: ['get', 'patch'],
-    at: [['src/kube/scale-client.ts', 'client.get<Scale>('], ['src/kube/scale-client.ts', 'client.patch<Scale>('], ['src/vpa/input/target-selectors.ts', 'client.get<{ status?: { selector?: string } }>(`${path}/scale`)']],
+    at: [['src/kube/scale-client.ts', 'client.get<Scale>('], ['src/kube/scale-client.ts', 'client.patch<Scale>('], ['src/vpa/input/target-selectors.ts', "client.get<{ status?: { selector?: string } }>(resourcePath(info.apiVersion, info.plural, info.namespaced ? ns : undefined, ref.name, 'scale'))"]],
     why: 'EHPA targets (any kind with /scale): read, and specificReplicas merge-patched; VPA targets of a scalable kind: selector',
   },
   ...(
