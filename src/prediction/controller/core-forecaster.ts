@@ -6,9 +6,12 @@
 import type { PredictionAlgorithm } from '../../api/prediction.ts';
 import { dspSettingsFromSpec, forecast, InvalidSeriesError, percentileSettingsFromSpec, type ForecastConfig } from '../index.ts';
 import { labelKey, type HistorySeries } from '../../prometheus/series.ts';
-import { mergeSeries } from '../percentile/aggregate-series.ts';
 import type { CalibrationSummary } from '../dsp/window-calibration.ts';
 import type { ForecastSeries, ForecastWindow, Forecaster } from './forecaster.ts';
+import { calibratesWindowMax } from './algorithm-block.ts';
+
+// The algorithm-block readers are part of what this forecaster offers (the oracles and tests fit through them).
+export { calibratesWindowMax, fitSeriesCount, seriesToFit } from './algorithm-block.ts';
 
 /** Stable per-series seed for period detection's permutation test, so a forecast is reproducible. */
 function seedOf(labels: Record<string, string>): number {
@@ -21,32 +24,6 @@ function seedOf(labels: Record<string, string>): number {
 export function historyWindowOf(a: PredictionAlgorithm): { lengthSeconds: number; stepSeconds: number } {
   const s = a.algorithmType === 'percentile' ? percentileSettingsFromSpec(a.percentile).settings : dspSettingsFromSpec(a.dsp).settings;
   return { lengthSeconds: s.historySeconds, stepSeconds: s.intervalSeconds };
-}
-
-/**
- * The series to fit for an algorithm block: Crane's percentile with `aggregated` (its default when the
- * block is absent or does not parse) fits one histogram over every series of the query, so they become one
- * unlabelled series (docs/crane-behaviour.md §E.2; its timestamps may repeat, which the percentile
- * estimate ignores); everything else fits each series on its own.
- */
-export function seriesToFit(history: readonly HistorySeries[], a: PredictionAlgorithm): HistorySeries[] {
-  if (a.algorithmType !== 'percentile' || history.length < 2) return [...history];
-  return percentileSettingsFromSpec(a.percentile).settings.aggregated ? [mergeSeries(history)] : [...history];
-}
-
-/**
- * How many series seriesToFit makes of `historySeries` query series, without building them (merging is
- * itself work over every point): the most forecast series a status can hold for the metric, known as soon
- * as the query has answered.
- */
-export function fitSeriesCount(historySeries: number, a: PredictionAlgorithm): number {
-  if (a.algorithmType !== 'percentile' || historySeries < 2) return historySeries;
-  return percentileSettingsFromSpec(a.percentile).settings.aggregated ? 1 : historySeries;
-}
-
-/** True when the algorithm block runs `auto` mode, the one that calibrates its window maximum (not Crane's own estimators, not percentile). */
-export function calibratesWindowMax(a: PredictionAlgorithm): boolean {
-  return a.algorithmType !== 'percentile' && (a.dsp?.estimators?.fft?.length ?? 0) + (a.dsp?.estimators?.maxValue?.length ?? 0) === 0;
 }
 
 function forecastConfig(a: PredictionAlgorithm, w: ForecastWindow, lastTs: number): ForecastConfig {

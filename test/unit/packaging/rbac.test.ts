@@ -57,12 +57,12 @@ const USES: Use[] = [
   },
   {
     group: 'prediction.crane.io', resource: 'timeseriespredictions', verbs: ['get'],
-    at: [['src/kube/status-writer.ts', 'client.get<T>(objectPath)'], ['src/prediction/controller/tsp-reconciler.ts', 'this.d.status.update(path, tsp']],
+    at: [['src/kube/status-writer.ts', 'client.get<T>(objectPath)'], ['src/prediction/controller/tsp-reconciler.ts', 'this.d.status.update(p.path, p.tsp']],
     why: 'a TSP status write that conflicts re-reads the TSP',
   },
   {
     group: 'prediction.crane.io', resource: 'timeseriespredictions/status', verbs: ['patch'],
-    at: [['src/kube/status-writer.ts', 'client.patch(`${objectPath}/status`'], ['src/prediction/controller/tsp-reconciler.ts', 'this.d.status.update(path, tsp']],
+    at: [['src/kube/status-writer.ts', 'client.patch(`${objectPath}/status`'], ['src/prediction/controller/tsp-reconciler.ts', 'this.d.status.update(p.path, p.tsp']],
     why: 'the TSP controller merge-patches status',
   },
   {

@@ -12,6 +12,9 @@ import { StatusWriter } from '../../../../src/kube/status-writer.ts';
 import { resourcePath } from '../../../../src/kube/api-client.ts';
 import type { TimeSeriesPrediction } from '../../../../src/api/prediction.ts';
 import { InMemoryObjects } from '../../../helpers/in-memory-objects.ts';
+import { WorkQueue } from '../../../../src/kube/work-queue.ts';
+import type { SharedInformer } from '../../../../src/kube/informers.ts';
+import { createTspController } from '../../../../src/prediction/controller/tsp-controller.ts';
 
 const NS = 'shop';
 const TSPS = (ns: string) => resourcePath('prediction.crane.io/v1alpha1', 'timeseriespredictions', ns);
@@ -36,6 +39,7 @@ function setup(o: { horizonSeconds?: number; refitSpread?: number; pacer?: TspRe
   store.seed(TSPS(NS), tspObject());
   let nowS = T0;
   let historyFails = false;
+  let failingQuery: string | undefined;
   const queries: string[] = [];
   const signals: (AbortSignal | undefined)[] = [];
   // Set by a test to hold history reads until it resolves.
@@ -46,7 +50,7 @@ function setup(o: { horizonSeconds?: number; refitSpread?: number; pacer?: TspRe
       signals.push(options?.signal);
       await gate;
       options?.signal?.throwIfAborted();
-      if (historyFails) throw new Error('connect ECONNREFUSED 127.0.0.1:9090');
+      if (historyFails || (failingQuery !== undefined && query.includes(failingQuery))) throw new Error('connect ECONNREFUSED 127.0.0.1:9090');
       const timestamps: number[] = [];
       for (let t = startS; t <= endS; t += stepS) timestamps.push(t);
       return [{ labels: {}, timestamps, values: timestamps.map(() => 1.5) }];
@@ -88,8 +92,79 @@ function setup(o: { horizonSeconds?: number; refitSpread?: number; pacer?: TspRe
     fits: () => fits,
     at: (s: number) => (nowS = s),
     failHistory: (v: boolean) => (historyFails = v),
+    /** History reads of queries containing this fail. */
+    failHistoryOf: (part: string) => (failingQuery = part),
+    now: () => nowS,
     findNothing: (v: boolean) => (noForecast = v),
     key: `${NS}/ehpa-web`,
+  };
+}
+
+/**
+ * The reconciler behind the TSP controller and its work queue (with the reconciler's backoff), in virtual
+ * time: a requeue waits on the test's clock instead of a timer, and `runUntil` moves the clock from one due
+ * key to the next. The TSP is added at once; `edit` delivers an informer update at the current instant.
+ */
+function queued(t: ReturnType<typeof setup>, untilS: number) {
+  const due = new Map<string, number>();
+  class VirtualTimeQueue extends WorkQueue {
+    override addAfter(key: string, ms: number): void {
+      if (ms <= 0) return this.add(key);
+      // As a real timer: one pending per key, the first set wins.
+      if (!due.has(key)) due.set(key, t.now() + ms / 1000);
+    }
+  }
+  const queue = new VirtualTimeQueue(t.reconciler.retryBackoff);
+  const handlers: { add?: (x: TimeSeriesPrediction) => void; update?: (x: TimeSeriesPrediction) => void } = {};
+  const informer = {
+    onAdd: (h: (x: TimeSeriesPrediction) => void) => ((handlers.add = h), () => {}),
+    onUpdate: (h: (x: TimeSeriesPrediction) => void) => ((handlers.update = h), () => {}),
+    onDelete: () => () => {},
+  } as unknown as SharedInformer<TimeSeriesPrediction>;
+  let passes = 0;
+  let expected = 0;
+  let seenQueries = 0;
+  const queriedAt: number[] = [];
+  const after: ((s: number) => void)[] = [];
+  const observe = () => {
+    passes++;
+    if (t.queries.length > seenQueries) queriedAt.push(t.now() - T0);
+    seenQueries = t.queries.length;
+    for (const f of after) f(t.now() - T0);
+  };
+  const runner = createTspController({ reconciler: t.reconciler, tsps: informer, workers: 1, log: pino({ level: 'silent' }), queue, observe });
+  runner.start();
+  const settle = async () => {
+    while (passes < expected) await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+  };
+  expected++;
+  handlers.add!(t.tsp());
+  const runUntil = async (limitS: number) => {
+    await settle();
+    for (;;) {
+      const next = [...due.entries()].sort((a, b) => a[1] - b[1])[0];
+      if (!next || next[1] > limitS) return;
+      due.delete(next[0]);
+      t.at(next[1]);
+      expected++;
+      queue.add(next[0]);
+      await settle();
+    }
+  };
+  return {
+    queue,
+    queriedAt,
+    afterPass: (f: (s: number) => void) => after.push(f),
+    runUntil,
+    runUntilIdle: () => runUntil(untilS),
+    async edit(x: TimeSeriesPrediction) {
+      t.at(untilS);
+      expected++;
+      handlers.update!(x);
+      await settle();
+    },
+    stop: () => runner.stop(),
   };
 }
 
@@ -249,76 +324,101 @@ describe('TspReconciler.reconcile (in-memory seams)', function () {
   it('Prometheus failing: Ready=False with the error, nothing thrown, the next try after it heals succeeds', async () => {
     const t = setup();
     t.failHistory(true);
-    expect(await t.reconciler.reconcile(t.key)).to.deep.equal({ requeueAfterMs: 30_000 });
+    // Reported in the status, not thrown: the work queue brings the key back with its backoff.
+    expect(await t.reconciler.reconcile(t.key)).to.deep.equal({ requeueWithBackoff: true });
     const ready = t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!;
     expect(ready.status).to.equal('False');
     expect(ready.message).to.include('ECONNREFUSED');
     expect(t.tsp().status!.predictionMetrics![0]!.ready).to.equal(false);
     t.failHistory(false);
     t.at(T0 + 30);
-    await t.reconciler.reconcile(t.key);
+    expect(await t.reconciler.reconcile(t.key)).to.deep.equal({ requeueAfterMs: 30_000 });
     expect(t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!.status).to.equal('True');
   });
 
   it('a refit that keeps failing backs off: the update frequency doubled per failure, capped; the status stays as written', async () => {
     const t = setup();
+    const c = queued(t, T0 + 1100);
     t.failHistory(true);
     // Queries by instant: a try at T0 (fails), T0+30 (first wait: the update frequency), then waits of
     // 60, 120, 240 s, then the cap of 10 update frequencies, 300 s (FAILURE_BACKOFF_MAX_FACTOR).
-    const tries = [0, 30, 90, 210, 450, 750, 1050];
-    const queriedAt: number[] = [];
-    for (let s = 0; s <= 1100; s += 30) {
-      t.at(T0 + s);
-      const before = t.queries.length;
-      expect(await t.reconciler.reconcile(t.key)).to.deep.equal({ requeueAfterMs: 30_000 });
-      if (t.queries.length > before) queriedAt.push(s);
-    }
+    await c.runUntilIdle();
     expect(FAILURE_BACKOFF_MAX_FACTOR).to.equal(10);
-    expect(queriedAt).to.deep.equal(tries);
-    // Passes that waited wrote nothing: one status write for the first failure, none after (same message).
+    expect(c.queriedAt).to.deep.equal([0, 30, 90, 210, 450, 750, 1050]);
+    // Retries wrote nothing: one status write for the first failure, none after (same message).
     expect(t.store.writes.length).to.equal(1);
     expect(t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!.message).to.include('ECONNREFUSED');
-    // Healed: the next try, at the end of its wait, succeeds.
+    // Healed: the next try, at the end of its wait, succeeds, and the key is back on the update frequency.
     t.failHistory(false);
-    t.at(T0 + 1350);
-    await t.reconciler.reconcile(t.key);
+    await c.runUntil(T0 + 1350);
+    expect(c.queriedAt).to.deep.equal([0, 30, 90, 210, 450, 750, 1050, 1350]);
     expect(t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!.status).to.equal('True');
+    expect(c.queue.failuresOf(t.key)).to.equal(0);
+    await c.stop();
   });
 
   it('a spec edit retries at once, whatever the backoff', async () => {
     const t = setup();
+    const c = queued(t, T0 + 60);
     t.failHistory(true);
-    for (const s of [0, 30]) {
-      t.at(T0 + s);
-      await t.reconciler.reconcile(t.key);
-    }
-    expect(t.queries.length).to.equal(2);
-    t.at(T0 + 60);
-    await t.reconciler.reconcile(t.key);
-    expect(t.queries.length).to.equal(2); // waiting until T0 + 90
+    await c.runUntilIdle();
+    expect(c.queriedAt).to.deep.equal([0, 30]); // the next try waits until T0 + 90
     const own = t.tsp();
-    t.store.seed(TSPS(NS), { ...own, metadata: { ...own.metadata, generation: 2 }, spec: { ...own.spec, predictionWindowSeconds: 1800 } });
+    const edited = t.store.seed(TSPS(NS), { ...own, metadata: { ...own.metadata, generation: 2 }, spec: { ...own.spec, predictionWindowSeconds: 1800 } });
     t.failHistory(false);
-    await t.reconciler.reconcile(t.key);
-    expect(t.queries.length).to.equal(3);
+    await c.edit(edited);
+    expect(c.queriedAt).to.deep.equal([0, 30, 60]);
     expect(t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!.status).to.equal('True');
+    await c.stop();
+  });
+
+  it('a spec edit also starts the backoff over (the wait already pending still stands)', async () => {
+    const t = setup();
+    const c = queued(t, T0 + 500);
+    t.failHistory(true);
+    await c.runUntilIdle();
+    expect(c.queriedAt).to.deep.equal([0, 30, 90, 210, 450]);
+    const own = t.tsp();
+    await c.edit(t.store.seed(TSPS(NS), { ...own, metadata: { ...own.metadata, generation: 2 }, spec: { ...own.spec, predictionWindowSeconds: 1800 } }));
+    await c.runUntil(T0 + 850);
+    // Tried at the edit (500) and at the wait pending from before it (750); then one update frequency
+    // doubled once (810), not the cap of 300 s the failures before the edit had reached.
+    expect(c.queriedAt).to.deep.equal([0, 30, 90, 210, 450, 500, 750, 810]);
+    await c.stop();
   });
 
   it('a history with no forecast in it (Crane finds no period) is not refitted at every pass', async () => {
     const t = setup();
+    const c = queued(t, T0 + 240);
     t.findNothing(true);
     const fitsAt: number[] = [];
-    for (let s = 0; s <= 240; s += 30) {
-      t.at(T0 + s);
-      const before = t.fits();
-      await t.reconciler.reconcile(t.key);
-      if (t.fits() > before) fitsAt.push(s);
+    c.afterPass((s) => {
+      if (t.fits() > fitsAt.length) fitsAt.push(s);
       const ready = t.tsp().status!.conditions!.find((c) => c.type === 'Ready')!;
       expect(ready.status, `at +${s} s`).to.equal('False');
       expect(ready.message, `at +${s} s`).to.include('found no prediction');
-    }
+    });
+    await c.runUntilIdle();
     expect(fitsAt).to.deep.equal([0, 30, 90, 210]);
     expect(t.queries.length).to.equal(4);
+    await c.stop();
+  });
+
+  it('a TSP with one metric failing: the working metric is kept fresh, the failing one retried no more often than that', async () => {
+    const t = setup();
+    const own = t.tsp();
+    const metric = own.spec.predictionMetrics[0]!;
+    // A 2-minute window: the working metric's status must be rewritten within 2 minutes, sooner than the backoff's 5.
+    t.store.seed(TSPS(NS), { ...own, spec: { ...own.spec, predictionWindowSeconds: 120, predictionMetrics: [metric, { ...metric, resourceIdentifier: 'mem', resourceQuery: 'memory' }] } });
+    t.failHistoryOf('memory');
+    const c = queued(t, T0 + 1000);
+    await c.runUntilIdle();
+    // Waits of 30, 60, 120 s, then never more than the 2-minute window (not 240 and 300 s).
+    expect(c.queriedAt).to.deep.equal([0, 30, 90, 210, 330, 450, 570, 690, 810, 930]);
+    const st = t.tsp().status!;
+    expect(st.predictionMetrics!.map((m) => m.ready)).to.deep.equal([true, false]);
+    expect(st.predictionMetrics![0]!.prediction![0]!.samples[0]!.timestamp).to.equal(T0 + 930);
+    await c.stop();
   });
 
   it("another namespace's target is refused: Ready=False naming the field, and no query leaves for Prometheus", async () => {
