@@ -8,6 +8,7 @@ export interface AdapterMetrics {
   authzCache: Counter<'result'>;
   fallbacks: Counter<'metric' | 'reason' | 'outcome'>;
   droppedConnections: Counter;
+  evictedConnections: Counter;
   connections: Counter<'protocol'>;
   servingCertReloads: Counter<'outcome'>;
   servingCertExpiry: Gauge;
@@ -43,7 +44,12 @@ export function createAdapterMetrics(registry: Registry): AdapterMetrics {
     }),
     droppedConnections: new Counter({
       name: `${METRIC_PREFIX}metrics_api_dropped_connections_total`,
-      help: 'TLS connections to the metrics API closed at accept because --max-connections were open',
+      help: 'TLS connections to the metrics API with a trusted client certificate closed after the handshake because --max-connections such connections were open',
+      registers,
+    }),
+    evictedConnections: new Counter({
+      name: `${METRIC_PREFIX}metrics_api_evicted_connections_total`,
+      help: 'Sockets without a trusted client certificate closed, oldest first, to make room for a new one when --max-untrusted-connections were open',
       registers,
     }),
     connections: new Counter({

@@ -219,6 +219,12 @@ export class RequestHeaderAuthenticator {
     return { verdict: { kind: 'untrusted', reason: 'client certificate is not signed by a trusted CA' }, recheckAtMs: forever };
   }
 
+  /** Whether a handshaken connection's client certificate verifies (front-proxy or client CA) now. */
+  trustsPeer(socket: TLSSocket): boolean {
+    const kind = this.verify(socket, this.trust, this.now()).verdict.kind;
+    return kind === 'front-proxy' || kind === 'client';
+  }
+
   /** Strips identity headers from `req` (always) and says who sent it. */
   authenticate(req: ApiRequest): AuthnResult {
     // One snapshot for the whole request, however a reload interleaves.

@@ -68,6 +68,25 @@ export function hasBody(req: ApiRequest): boolean | Promise<boolean> {
   });
 }
 
+/**
+ * The request line and headers together may hold this many bytes: Node's HTTP/1.1 parser answers 431 past
+ * its default (16 KiB) by itself, and HTTP/2 requests get the same bound and an answer here. One HTTP/2
+ * header field over 64 KiB never reaches us: nghttp2 (inside Node, a compile-time bound) refuses the stream
+ * with REFUSED_STREAM, which Go's HTTP/2 client, and so kube-apiserver's aggregator, retries with backoff
+ * for about a minute before it answers 503 (docs/security.md).
+ */
+export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
+
+/** 414 for a URI over the bound, 431 for headers that take the whole over it, else undefined. */
+function oversizedRequest(req: ApiRequest, url: string): 414 | 431 | undefined {
+  if (url.length > MAX_REQUEST_HEAD_BYTES) return 414;
+  let bytes = url.length;
+  const raw = req.rawHeaders;
+  // HTTP/2's pseudo-headers (:path, :method, ...) repeat the request line, already counted.
+  for (let i = 0; i + 1 < raw.length; i += 2) if (!(raw[i] as string).startsWith(':')) bytes += (raw[i] as string).length + (raw[i + 1] as string).length;
+  return bytes > MAX_REQUEST_HEAD_BYTES ? 431 : undefined;
+}
+
 export function createMetricsApiHandler(deps: HandlerDeps) {
   const router = { providers: new ProviderRegistry(deps.custom, deps.external, deps.remote), ...(deps.promText ? { promText: deps.promText } : {}) };
 
@@ -79,6 +98,15 @@ export function createMetricsApiHandler(deps: HandlerDeps) {
     let code = 500;
     const label = { metric: 'other' };
     try {
+      const oversized = oversizedRequest(req, url);
+      if (oversized !== undefined) {
+        code = oversized;
+        const stream = http2StreamOf(req);
+        if (!stream) res.setHeader('Connection', 'close');
+        send(res, req, oversized, statusBody(oversized, oversized === 414 ? `the request URI is longer than ${MAX_REQUEST_HEAD_BYTES} bytes` : `the request headers are larger than ${MAX_REQUEST_HEAD_BYTES} bytes`));
+        stream?.close(http2Constants.NGHTTP2_NO_ERROR);
+        return;
+      }
       // Synchronous for the usual body-less GET; only a chunked request waits for its first chunk or end.
       const body = hasBody(req);
       if (body === true || (body !== false && (await body))) {

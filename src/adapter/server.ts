@@ -13,6 +13,7 @@ import { createSecureContext, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { RequestHeaderAuthenticator, type RequestHeaderConfig } from './authn.ts';
+import { gateConnections } from './connection-gate.ts';
 import { warnIfAnyNameAllowed, type ReloadTarget } from './trust-reload.ts';
 import { CachingAuthorizer, type Authorizer } from './authz.ts';
 import { createAdapterMetrics } from './adapter-metrics.ts';
@@ -71,8 +72,10 @@ export interface ServerLimits {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
-  /** Concurrent connections; more are closed at accept (--max-connections). */
+  /** Concurrent connections with a verified client certificate (--max-connections; connection-gate.ts). */
   maxConnections: number;
+  /** Sockets without one, handshaking or not; a new one past this closes the oldest (--max-untrusted-connections). */
+  maxUntrustedConnections: number;
   /** Requests in flight at once on one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
   maxStreamsPerConnection: number;
 }
@@ -83,6 +86,7 @@ export const SERVER_LIMITS: Readonly<ServerLimits> = {
   requestTimeoutMs: 60_000,
   keepAliveTimeoutMs: 120_000,
   maxConnections: 1024,
+  maxUntrustedConnections: 128,
   // Go's HTTP/2 server default (golang.org/x/net/http2 defaultMaxStreams); a Go client opens another
   // connection rather than queue past it.
   maxStreamsPerConnection: 250,
@@ -177,8 +181,13 @@ export async function startMetricsAdapter(
   // headers arrive in one frame, whose size nghttp2 bounds).
   server.setTimeout(limits.keepAliveTimeoutMs);
   server.on('stream', (stream) => stream.setTimeout(limits.requestTimeoutMs, () => stream.close(http2Constants.NGHTTP2_CANCEL)));
-  server.maxConnections = limits.maxConnections;
-  server.on('drop', () => metrics.droppedConnections.inc());
+  gateConnections(server, {
+    maxTrusted: limits.maxConnections,
+    maxUntrusted: limits.maxUntrustedConnections,
+    isTrusted: (s) => authenticator.trustsPeer(s),
+    onDropped: () => metrics.droppedConnections.inc(),
+    onEvicted: () => metrics.evictedConnections.inc(),
+  });
   server.on('secureConnection', (s: TLSSocket) => metrics.connections.inc({ protocol: typeof s.alpnProtocol === 'string' ? s.alpnProtocol : 'http/1.1' }));
   // Http2SecureServer has no closeAllConnections: the open sockets are tracked for close().
   const sockets = new Set<Socket>();

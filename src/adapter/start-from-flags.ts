@@ -173,7 +173,7 @@ export async function startAdapterFromFlags(flags: AdapterFlags, deps: AdapterDe
       requestHeader,
       authorizer,
       authzCacheTtlMs: flags['authorization-cache-ttl'],
-      limits: { maxConnections: flags['max-connections'] },
+      limits: { maxConnections: flags['max-connections'], maxUntrustedConnections: flags['max-untrusted-connections'] },
       now: deps.now ?? Date.now,
       localZone,
       cronSemantics: flags['cron-semantics'],

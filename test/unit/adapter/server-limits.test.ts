@@ -32,8 +32,8 @@ function readUntilClosed(s: TLSSocket | import('node:net').Socket, ms: number): 
 describe('metrics API server bounds (L1)', function () {
   this.timeout(30_000);
 
-  it('production limits: 10 s handshake, 30 s headers, 60 s request, 120 s keep-alive, 1024 connections, 250 HTTP/2 streams each', () => {
-    expect(SERVER_LIMITS).to.deep.equal({ handshakeTimeoutMs: 10_000, headersTimeoutMs: 30_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 120_000, maxConnections: 1024, maxStreamsPerConnection: 250 });
+  it('production limits: 10 s handshake, 30 s headers, 60 s request, 120 s keep-alive, 1024 trusted and 128 untrusted connections, 250 HTTP/2 streams each', () => {
+    expect(SERVER_LIMITS).to.deep.equal({ handshakeTimeoutMs: 10_000, headersTimeoutMs: 30_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 120_000, maxConnections: 1024, maxUntrustedConnections: 128, maxStreamsPerConnection: 250 });
   });
 
   describe('request bodies', () => {
@@ -88,34 +88,67 @@ describe('metrics API server bounds (L1)', function () {
     });
   });
 
-  it('--max-connections: connections over the cap are closed at accept and counted', async () => {
+  it('--max-connections: a trusted connection over the cap is closed right after its handshake and counted', async () => {
     const a = await startTestAdapter({ limits: { maxConnections: 2 } });
     const open: TLSSocket[] = [];
     try {
       open.push(await openTls(a.handle.port), await openTls(a.handle.port));
-      let err: Error | undefined;
-      try {
-        open.push(await openTls(a.handle.port));
-      } catch (e) {
-        err = e as Error;
-      }
-      expect(err?.message).to.match(/socket disconnected|ECONNRESET|socket hang up/);
+      const third = await openTls(a.handle.port);
+      await readUntilClosed(third, 2_000);
       expect(await a.registry.getSingleMetricAsString('ehpa_adapter_metrics_api_dropped_connections_total')).to.match(/ehpa_adapter_metrics_api_dropped_connections_total 1$/m);
       // Room again once one closes.
       open.shift()?.destroy();
       const deadline = Date.now() + 5_000;
-      let again: TLSSocket | undefined;
-      while (!again) {
-        try {
-          again = await openTls(a.handle.port);
-        } catch (e) {
-          if (Date.now() > deadline) throw e;
-          await new Promise((r) => setTimeout(r, 20));
+      for (;;) {
+        const again = await openTls(a.handle.port);
+        const closed = readUntilClosed(again, 300).then(() => true, () => false);
+        if (!(await closed)) {
+          open.push(again);
+          break;
         }
+        if (Date.now() > deadline) throw new Error('no room after a trusted connection closed');
       }
-      open.push(again);
     } finally {
       for (const s of open) s.destroy();
+      await a.close();
+    }
+  });
+
+  it('--max-untrusted-connections: a flood of idle sockets without a trusted certificate leaves the aggregator its room', async () => {
+    const a = await startTestAdapter({ limits: { maxConnections: 4, maxUntrustedConnections: 20 } });
+    a.authorizer.allowedUsers.add('hpa');
+    const flood: import('node:net').Socket[] = [];
+    const p = testPki();
+    try {
+      // 60 raw TCP sockets that never handshake, and 20 TLS connections with a self-signed client certificate.
+      for (let i = 0; i < 60; i++) {
+        const s = netConnect(a.handle.port, '127.0.0.1');
+        s.on('error', () => undefined);
+        flood.push(s);
+      }
+      for (let i = 0; i < 20; i++) {
+        const s = await new Promise<TLSSocket>((resolve, reject) => {
+          const t = tlsConnect({ host: '127.0.0.1', port: a.handle.port, servername: 'localhost', ca: p.servingCa.certPem, cert: p.untrustedClient.certPem, key: p.untrustedClient.keyPem }, () => resolve(t));
+          t.once('error', reject);
+        });
+        s.on('error', () => undefined);
+        flood.push(s);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      const evicted = Number(/ehpa_adapter_metrics_api_evicted_connections_total (\d+)$/m.exec(await a.registry.getSingleMetricAsString('ehpa_adapter_metrics_api_evicted_connections_total'))?.[1]);
+      // 80 untrusted sockets into a pool of 20: the 60 oldest went.
+      expect(evicted).to.equal(60);
+      // The aggregator's connection (front-proxy certificate) is made and answered, twice the trusted cap over.
+      for (let i = 0; i < 8; i++) {
+        const r = await a.get('/apis/external.metrics.k8s.io/v1beta1', { headers: [['X-Remote-User', 'hpa']] });
+        expect(r.status).to.equal(200);
+      }
+      const fresh = await openTls(a.handle.port);
+      const stillOpen = await readUntilClosed(fresh, 300).then(() => false, () => true);
+      expect(stillOpen, 'a fresh trusted connection during the flood stays open').to.equal(true);
+      fresh.destroy();
+    } finally {
+      for (const s of flood) s.destroy();
       await a.close();
     }
   });
