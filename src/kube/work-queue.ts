@@ -15,7 +15,7 @@ export class WorkQueue {
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly failures = new Map<string, number>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; dueMs: number }>();
   private readonly waiters: ((key: string | undefined) => void)[] = [];
   private shuttingDown = false;
 
@@ -35,17 +35,20 @@ export class WorkQueue {
     }
   }
 
-  /** Adds the key after `ms`; an earlier pending timer for the key wins over a later one. */
+  /** Adds the key after `ms`; of two pending timers for one key the earlier wins (client-go's AddAfter). */
   addAfter(key: string, ms: number): void {
     if (this.shuttingDown) return;
     if (ms <= 0) return this.add(key);
-    if (this.timers.has(key)) return;
-    const t = setTimeout(() => {
+    const dueMs = performance.now() + ms;
+    const pending = this.timers.get(key);
+    if (pending && pending.dueMs <= dueMs) return;
+    if (pending) clearTimeout(pending.timer);
+    const timer = setTimeout(() => {
       this.timers.delete(key);
       this.add(key);
     }, ms);
-    t.unref?.();
-    this.timers.set(key, t);
+    timer.unref?.();
+    this.timers.set(key, { timer, dueMs });
   }
 
   /**
@@ -96,7 +99,7 @@ export class WorkQueue {
 
   shutDown(): void {
     this.shuttingDown = true;
-    for (const t of this.timers.values()) clearTimeout(t);
+    for (const t of this.timers.values()) clearTimeout(t.timer);
     this.timers.clear();
     for (const w of this.waiters.splice(0)) w(undefined);
   }

@@ -49,3 +49,16 @@ describe('WorkQueue: fair between namespaces', () => {
     expect(splitKey('plain')).to.deep.equal({ namespace: '', name: 'plain' });
   });
 });
+
+describe('WorkQueue.addAfter', () => {
+  it('of two pending timers for one key the earlier wins, whichever was set first', async () => {
+    const q = new WorkQueue();
+    q.addAfter('ns/late-then-soon', 5_000);
+    q.addAfter('ns/late-then-soon', 20);
+    q.addAfter('ns/soon-then-late', 20);
+    q.addAfter('ns/soon-then-late', 5_000);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(q.len()).to.equal(2);
+    q.shutDown();
+  });
+});
