@@ -54,7 +54,22 @@ export function metaTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-/** Upsert by type; lastTransitionTime moves only when the status flips. */
+/**
+ * Characters a condition message may hold. The CRDs allow 32,768 (metav1.Condition's bound), and a status
+ * write with a longer one is refused whole, so a message built from what others wrote must be cut: the HPA
+ * controller's AmbiguousSelector message lists every HPA on the same pods, and 2,000 EHPAs on one
+ * Deployment made it long enough that none of their statuses could be written.
+ */
+export const CONDITION_MESSAGE_MAX = 4096;
+
+/** `message`, cut to CONDITION_MESSAGE_MAX characters with a note of how much was left out. */
+export function boundedMessage(message: string): string {
+  if (message.length <= CONDITION_MESSAGE_MAX) return message;
+  const note = ` … (${message.length - CONDITION_MESSAGE_MAX + 64} more characters)`;
+  return message.slice(0, CONDITION_MESSAGE_MAX - 64) + note;
+}
+
+/** Upsert by type; lastTransitionTime moves only when the status flips. The message is bounded. */
 export function upsertCondition(
   previous: readonly Condition[] | undefined,
   next: Omit<Condition, 'lastTransitionTime'>,
@@ -62,5 +77,5 @@ export function upsertCondition(
 ): Condition {
   const old = previous?.find((c) => c.type === next.type);
   const lastTransitionTime = old && old.status === next.status && old.lastTransitionTime ? old.lastTransitionTime : metaTime(nowMs);
-  return { ...next, lastTransitionTime };
+  return { ...next, message: boundedMessage(next.message), lastTransitionTime };
 }

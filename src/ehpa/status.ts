@@ -2,7 +2,7 @@
 // a condition keeps its lastTransitionTime while its status is unchanged, so an unchanged reconcile
 // writes nothing, and lastScaleTime follows the HPA in Auto mode too (Crane leaves it unset, §A.2).
 import type { HorizontalPodAutoscaler } from '../api/autoscaling.ts';
-import { metaTime, upsertCondition, type Condition } from '../api/meta.ts';
+import { boundedMessage, metaTime, upsertCondition, type Condition } from '../api/meta.ts';
 import type { EffectiveHorizontalPodAutoscaler, EhpaStatus } from '../api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../api/prediction.ts';
 import { stepsAside, type ForecastValue } from '../metric-values/forecast-value.ts';
@@ -103,7 +103,7 @@ export function buildStatus(input: StatusInput): EhpaStatus {
       type: c.type,
       status: c.status,
       reason: c.reason,
-      message: c.message ?? '',
+      message: boundedMessage(c.message ?? ''),
       // The HPA's own transition time is the truthful one.
       lastTransitionTime: c.lastTransitionTime ?? upsertCondition(prev?.conditions, { ...c, reason: c.reason, message: c.message ?? '' }, nowMs).lastTransitionTime,
     });

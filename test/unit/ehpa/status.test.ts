@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { buildStatus, PREDICTION_FALLBACK } from '../../../src/ehpa/status.ts';
-import { metaTime } from '../../../src/api/meta.ts';
+import { CONDITION_MESSAGE_MAX, metaTime } from '../../../src/api/meta.ts';
 import type { HorizontalPodAutoscaler } from '../../../src/api/autoscaling.ts';
 import type { TimeSeriesPrediction } from '../../../src/api/prediction.ts';
 import { ehpa } from './fixtures.ts';
@@ -80,6 +80,30 @@ describe('buildStatus (crane-behaviour.md §A.2)', () => {
   it('skips copied conditions whose reason would fail metav1.Condition validation', () => {
     const s = buildStatus({ ehpa: ehpa(), nowMs: T0, hpa: hpa({ conditions: [{ type: 'ScalingActive', status: 'False', reason: 'bad reason!', message: '' }] }) });
     expect(s.conditions?.map((c) => c.type)).to.deep.equal(['Ready']);
+  });
+
+  it("bounds a copied condition's message: 2,000 HPAs on one Deployment make AmbiguousSelector's list longer than the CRD admits", () => {
+    const names = Array.from({ length: 2000 }, (_, i) => `burst/ehpa-e${i}`).join(' ');
+    const message = `pods by selector app=web are controlled by multiple HPAs: [${names}]`;
+    expect(message.length).to.be.above(32_768);
+    const s = buildStatus({ ehpa: ehpa(), nowMs: T0, hpa: hpa({ conditions: [{ type: 'ScalingActive', status: 'False', reason: 'AmbiguousSelector', message }] }) });
+    const copied = s.conditions?.find((c) => c.type === 'ScalingActive');
+    expect(copied?.message.length).to.be.within(CONDITION_MESSAGE_MAX - 64, CONDITION_MESSAGE_MAX);
+    expect(copied?.message).to.match(/^pods by selector app=web are controlled by multiple HPAs: \[burst\/ehpa-e0 /);
+    expect(copied?.message).to.match(new RegExp(` … \\(${message.length - CONDITION_MESSAGE_MAX + 64} more characters\\)$`));
+  });
+
+  it('bounds our own conditions too (a TSP message carried into PredictionReady)', () => {
+    const t: TimeSeriesPrediction = {
+      apiVersion: 'prediction.crane.io/v1alpha1',
+      kind: 'TimeSeriesPrediction',
+      metadata: { name: 'ehpa-php-apache', namespace: 'default' },
+      spec: { targetRef: { kind: 'Deployment', name: 'php-apache' }, predictionWindowSeconds: 3600, predictionMetrics: [] },
+      status: { conditions: [{ type: 'Ready', status: 'False', reason: 'PredictPartial', message: 'x'.repeat(50_000), lastTransitionTime: '2026-11-22T07:00:00Z' }] },
+    };
+    const s = buildStatus({ ehpa: ehpa(), nowMs: T0, tsp: t });
+    expect(s.conditions?.find((c) => c.type === 'PredictionReady')?.message.length).to.be.within(CONDITION_MESSAGE_MAX - 64, CONDITION_MESSAGE_MAX);
+    for (const c of s.conditions ?? []) expect(c.message.length, c.type).to.be.at.most(CONDITION_MESSAGE_MAX);
   });
 });
 
