@@ -210,6 +210,9 @@ export interface UserPromqlPolicy {
   bounds?: PromqlCostBounds;
 }
 
+/** The safe default: user PromQL confined to the object's namespace (--user-promql=namespaced). */
+export const NAMESPACED_PROMQL: UserPromqlPolicy = { mode: 'namespaced', unrestrictedNamespaces: new Set() };
+
 /** True when objects in `namespace` may read any series (the admin's `unrestricted` list, or all of them). */
 export function isUnrestrictedNamespace(policy: UserPromqlPolicy, namespace: string): boolean {
   return policy.mode === 'unrestricted' && (policy.unrestrictedNamespaces.size === 0 || policy.unrestrictedNamespaces.has(namespace));

@@ -9,7 +9,7 @@ import type { LabelSelector } from '../../selectors/label-selector.ts';
 import { tspsOfEhpa } from '../../metric-values/tsp-lookup.ts';
 import type { TimeSeriesPrediction } from '../../api/prediction.ts';
 import { observedQueryFor } from '../../ehpa/observed-query.ts';
-import { NAMESPACED_PROMQL } from '../../prediction/history/queries.ts';
+import { NAMESPACED_PROMQL } from '../../prometheus/promql-confine.ts';
 import type { PromqlCostBounds } from '../../prometheus/promql-cost.ts';
 import { ehpaForecastValue, STEPPED_ASIDE_VALUE, stepsAside } from '../../metric-values/forecast-value.ts';
 import type { AdapterMetrics } from '../adapter-metrics.ts';

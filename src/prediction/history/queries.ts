@@ -4,10 +4,9 @@
 // expression.
 import type { PredictionMetricSpec, TimeSeriesPrediction } from '../../api/prediction.ts';
 import { promqlString, regexEscape } from '../../prometheus/promql-text.ts';
-import { applyUserPromqlPolicy, isUnrestrictedNamespace, PromqlConfinementError, type UserPromqlPolicy } from '../../prometheus/promql-confine.ts';
+import { applyUserPromqlPolicy, isUnrestrictedNamespace, NAMESPACED_PROMQL, PromqlConfinementError, type UserPromqlPolicy } from '../../prometheus/promql-confine.ts';
 
-/** The safe default: user PromQL confined to the object's namespace (--user-promql=namespaced). */
-export const NAMESPACED_PROMQL: UserPromqlPolicy = { mode: 'namespaced', unrestrictedNamespaces: new Set() };
+export { NAMESPACED_PROMQL };
 
 export class UnsupportedQueryError extends Error {
   override name = 'UnsupportedQueryError';

@@ -62,6 +62,11 @@ describe('import rule (docs/architecture.md)', () => {
     expect(bad.map((e) => `${e.from} -> ${e.to}`)).to.deep.equal([]);
   });
 
+  it("the adapter serves values, it does not build TSPs or history queries: nothing in adapter/ imports the controller's TSP builder or prediction/history", () => {
+    const bad = all.filter((e) => e.from.startsWith('adapter/') && (e.to === 'ehpa/desired-tsp.ts' || e.to.startsWith('prediction/history/')));
+    expect(bad.map((e) => `${e.from} -> ${e.to}`)).to.deep.equal([]);
+  });
+
   it('the vocabulary imports nothing of ours but itself', () => {
     const bad = all.filter((e) => e.from.startsWith('api/') && !e.to.startsWith('api/'));
     expect(bad.map((e) => `${e.from} -> ${e.to}`)).to.deep.equal([]);
