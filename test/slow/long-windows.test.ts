@@ -6,14 +6,14 @@
 // estimators runs Crane's exact DSP, which has no forecast without a period (docs/crane-behaviour.md §D.4).
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { TspReconciler } from '../../../../src/prediction/controller/tsp-reconciler.ts';
-import { CoreForecaster } from '../../../../src/prediction/controller/core-forecaster.ts';
-import { StatusWriter } from '../../../../src/kube/status-writer.ts';
-import { resourcePath } from '../../../../src/kube/api-client.ts';
-import type { PredictionAlgorithm, TimeSeriesPrediction } from '../../../../src/api/prediction.ts';
-import type { HistoryProvider } from '../../../../src/prometheus/series.ts';
-import { InMemoryObjects } from '../../../helpers/in-memory-objects.ts';
-import { craneTraces, loadTrace } from '../../../helpers/traces.ts';
+import { TspReconciler } from '../../src/prediction/controller/tsp-reconciler.ts';
+import { CoreForecaster } from '../../src/prediction/controller/core-forecaster.ts';
+import { StatusWriter } from '../../src/kube/status-writer.ts';
+import { resourcePath } from '../../src/kube/api-client.ts';
+import type { PredictionAlgorithm, TimeSeriesPrediction } from '../../src/api/prediction.ts';
+import type { HistoryProvider } from '../../src/prometheus/series.ts';
+import { InMemoryObjects } from '../helpers/in-memory-objects.ts';
+import { craneTraces, loadTrace } from '../helpers/traces.ts';
 
 const TSPS = (ns: string) => resourcePath('prediction.crane.io/v1alpha1', 'timeseriespredictions', ns);
 const NOW = 1_800_000_030; // half a minute past a step: the history ends before now, as in a real pass

@@ -4,18 +4,18 @@
 import { expect } from 'chai';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pino } from 'pino';
-import { CoreForecaster } from '../../../../src/prediction/controller/core-forecaster.ts';
-import { TspReconciler } from '../../../../src/prediction/controller/tsp-reconciler.ts';
-import { ForecastPool, FitBudgetExceededError, FitWorkerError } from '../../../../src/prediction/worker/forecast-pool.ts';
-import { PooledForecaster } from '../../../../src/prediction/worker/pooled-forecaster.ts';
-import { StatusWriter } from '../../../../src/kube/status-writer.ts';
-import { resourcePath } from '../../../../src/kube/api-client.ts';
-import type { PredictionAlgorithm, TimeSeriesPrediction } from '../../../../src/api/prediction.ts';
-import type { HistoryProvider, HistorySeries } from '../../../../src/prometheus/series.ts';
-import { InMemoryObjects } from '../../../helpers/in-memory-objects.ts';
-import { craneTrace, heavySeries } from './fixtures/traces.ts';
+import { CoreForecaster } from '../../src/prediction/controller/core-forecaster.ts';
+import { TspReconciler } from '../../src/prediction/controller/tsp-reconciler.ts';
+import { ForecastPool, FitBudgetExceededError, FitWorkerError } from '../../src/prediction/worker/forecast-pool.ts';
+import { PooledForecaster } from '../../src/prediction/worker/pooled-forecaster.ts';
+import { StatusWriter } from '../../src/kube/status-writer.ts';
+import { resourcePath } from '../../src/kube/api-client.ts';
+import type { PredictionAlgorithm, TimeSeriesPrediction } from '../../src/api/prediction.ts';
+import type { HistoryProvider, HistorySeries } from '../../src/prometheus/series.ts';
+import { InMemoryObjects } from '../helpers/in-memory-objects.ts';
+import { craneTrace, heavySeries } from '../unit/prediction/worker/fixtures/traces.ts';
 
-const SPIN_WORKER = new URL('./fixtures/spin-fit-worker.ts', import.meta.url);
+const SPIN_WORKER = new URL('../unit/prediction/worker/fixtures/spin-fit-worker.ts', import.meta.url);
 const DSP_7D: PredictionAlgorithm = { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '7d' } };
 const DSP_15D: PredictionAlgorithm = { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '15d' } };
 
