@@ -71,7 +71,7 @@ export class EhpaReconciler {
 
   constructor(private readonly d: EhpaReconcilerDeps) {
     this.now = d.now ?? Date.now;
-    this.owned = new OwnedApplier(d.client);
+    this.owned = new OwnedApplier(d.client, this.now);
   }
 
   /** EHPA keys (ns/name) whose request-based conversion depends on this pod. */

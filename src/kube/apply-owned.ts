@@ -68,21 +68,44 @@ function digestOf(desired: unknown): string {
   return createHash('sha256').update(JSON.stringify(desired)).digest('base64');
 }
 
+/**
+ * How long an object we created stands in for the cache's copy (client-go's ControllerExpectations idea, with
+ * a shorter timeout): the owner is often reconciled again, on its own status write, before the informer has
+ * delivered the object it just created, and a second create only earns a 409 and a failed reconcile (565
+ * extra HPA creates for 2,000 new EHPAs). Past it the cache is trusted again, so an object deleted before the
+ * cache ever saw it is created anew.
+ */
+export const CREATED_EXPECTATION_MS = 60_000;
+
 export class OwnedApplier {
   /** Per object: a digest of what we last wanted, and the spec the server stored from that write. */
   private readonly applied = new Map<string, { desired: string; stored: unknown }>();
+  /** Objects this applier created that the cache has not shown yet: when, and the identity the server gave. */
+  private readonly created = new Map<string, { atMs: number; uid?: string; resourceVersion?: string }>();
 
-  constructor(private readonly writer: Pick<ObjectWriter, 'create' | 'replace' | 'patch'>) {}
+  constructor(
+    private readonly writer: Pick<ObjectWriter, 'create' | 'replace' | 'patch'>,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async apply<T extends OwnedObject>(r: ApplyRequest<T>): Promise<ApplyResult<T>> {
     const { desired, existing } = r;
     const name = desired.metadata.name;
     const key = `${r.path}/${name}`;
     if (!existing) {
+      const pending = this.created.get(key);
+      if (pending && this.now() - pending.atMs < CREATED_EXPECTATION_MS && this.applied.get(key)?.desired === digestOf(desired)) {
+        // What we asked for with the identity the server gave it; a new object has no status to lose.
+        const meta = { ...desired.metadata, ...(pending.uid ? { uid: pending.uid } : {}), ...(pending.resourceVersion ? { resourceVersion: pending.resourceVersion } : {}) };
+        return { object: { ...desired, metadata: meta }, action: 'unchanged' };
+      }
       const created = await this.writer.create<T>(r.path, desired);
       this.applied.set(key, { desired: digestOf(desired), stored: created.spec });
+      this.created.set(key, { atMs: this.now(), ...(created.metadata?.uid ? { uid: created.metadata.uid } : {}), ...(created.metadata?.resourceVersion ? { resourceVersion: created.metadata.resourceVersion } : {}) });
+      if (this.created.size > 1024) this.dropExpired();
       return { object: created, action: 'created' };
     }
+    this.created.delete(key);
     if (controllerUid(existing) !== r.ownerUid) throw new NotOwnedError(`${name} exists and is not controlled by this owner`);
     const exact = r.exactAnnotations ?? [];
     const same =
@@ -120,6 +143,13 @@ export class OwnedApplier {
   /** Drops what we remember of `<path>/<name>` (its owner is gone), so the map does not outlive its objects. */
   forget(path: string, name: string): void {
     this.applied.delete(`${path}/${name}`);
+    this.created.delete(`${path}/${name}`);
+  }
+
+  /** Forgets created objects whose expectation ran out (the owner was not reconciled again meanwhile). */
+  private dropExpired(): void {
+    const nowMs = this.now();
+    for (const [k, c] of this.created) if (nowMs - c.atMs >= CREATED_EXPECTATION_MS) this.created.delete(k);
   }
 
   /** Objects whose last write is remembered. */

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { NotOwnedError, OwnedApplier, type OwnedObject } from '../../../src/kube/apply-owned.ts';
+import { CREATED_EXPECTATION_MS, NotOwnedError, OwnedApplier, type OwnedObject } from '../../../src/kube/apply-owned.ts';
 
 interface Obj extends OwnedObject {
   spec: Record<string, unknown>;
@@ -54,6 +54,25 @@ describe('OwnedApplier', () => {
     expect(again.action).to.equal('unchanged');
     expect(server.writes.map((w) => w.verb)).to.deep.equal(['create']);
     expect(applier.remembered).to.equal(1);
+  });
+
+  it('an object it created stands in for the cache for a minute: no second create while the informer lags, then the cache is trusted again', async () => {
+    const server = fakeServer();
+    const clock = { now: 0 };
+    const applier = new OwnedApplier(server.writer, () => clock.now);
+    await applier.apply({ path: PATH, desired: hpa({ maxReplicas: 5 }), existing: undefined, ownerUid: OWNER });
+    clock.now = 1_000;
+    const lagging = await applier.apply({ path: PATH, desired: hpa({ maxReplicas: 5 }), existing: undefined, ownerUid: OWNER });
+    expect(lagging.action).to.equal('unchanged');
+    expect(lagging.object.spec).to.deep.equal({ maxReplicas: 5 });
+    // A different desired object is not covered by the expectation.
+    const changed = await applier.apply({ path: PATH, desired: hpa({ maxReplicas: 6 }), existing: undefined, ownerUid: OWNER });
+    expect(changed.action).to.equal('created');
+    // Past the expectation, a cache still without the object means it is gone: create it again.
+    clock.now = 1_000 + CREATED_EXPECTATION_MS;
+    const again = await applier.apply({ path: PATH, desired: hpa({ maxReplicas: 6 }), existing: undefined, ownerUid: OWNER });
+    expect(again.action).to.equal('created');
+    expect(server.writes.map((w) => w.verb)).to.deep.equal(['create', 'create', 'create']);
   });
 
   it('patchSpec: a changed spec is merge-patched alone (a kind the controller may patch, not update)', async () => {
