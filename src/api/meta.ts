@@ -62,11 +62,16 @@ export function metaTime(ms: number): string {
  */
 export const CONDITION_MESSAGE_MAX = 4096;
 
-/** `message`, cut to CONDITION_MESSAGE_MAX characters with a note of how much was left out. */
+const CUT_NOTE = ' … (cut)';
+
+/**
+ * `message`, cut to CONDITION_MESSAGE_MAX characters. The note does not say how much was cut: a message
+ * that keeps growing past the bound (that HPA list, one name longer for each new EHPA) then stays the same
+ * once cut, instead of changing, and so rewriting every status that carries it, on each new object.
+ */
 export function boundedMessage(message: string): string {
   if (message.length <= CONDITION_MESSAGE_MAX) return message;
-  const note = ` … (${message.length - CONDITION_MESSAGE_MAX + 64} more characters)`;
-  return message.slice(0, CONDITION_MESSAGE_MAX - 64) + note;
+  return message.slice(0, CONDITION_MESSAGE_MAX - CUT_NOTE.length) + CUT_NOTE;
 }
 
 /** Upsert by type; lastTransitionTime moves only when the status flips. The message is bounded. */

@@ -28,6 +28,14 @@ export class TokenBucket {
     return this.tokens >= 0 ? 0 : Math.ceil((-this.tokens * 1000) / this.qps);
   }
 
+  /** Takes `cost` tokens when the bucket holds them (true), else takes nothing (false): for work that is dropped, not delayed. */
+  tryTake(cost = 1): boolean {
+    this.refill();
+    if (this.tokens < cost) return false;
+    this.tokens -= cost;
+    return true;
+  }
+
   /** True when the bucket has refilled to its burst: nothing taken is still being paid for. */
   full(): boolean {
     this.refill();

@@ -1,8 +1,9 @@
 // The event recorder (src/kube/event-recorder.ts): the same event becomes one Event whose count grows, a
-// flood of events waits in a bounded queue, and forgetting old events does not cost a scan per event.
+// flood of events waits in a bounded queue, one namespace's events are budgeted, and forgetting old events
+// does not cost a scan per event.
 import { expect } from 'chai';
 import pino from 'pino';
-import { EventRecorder, MAX_QUEUED_EVENTS } from '../../../src/kube/event-recorder.ts';
+import { EventRecorder, MAX_QUEUED_EVENTS, NAMESPACE_EVENT_BURST, NAMESPACE_EVENTS_PER_SECOND } from '../../../src/kube/event-recorder.ts';
 import type { KubeApiClient } from '../../../src/kube/api-client.ts';
 
 interface Call {
@@ -27,7 +28,7 @@ function fakeClient(calls: Call[], gate?: Promise<void>): KubeApiClient {
   return client as unknown as KubeApiClient;
 }
 
-const obj = (name: string) => ({ apiVersion: 'autoscaling.crane.io/v1alpha1', kind: 'EffectiveHorizontalPodAutoscaler', metadata: { name, namespace: 'ns', uid: `uid-${name}` } });
+const obj = (name: string, namespace = 'ns') => ({ apiVersion: 'autoscaling.crane.io/v1alpha1', kind: 'EffectiveHorizontalPodAutoscaler', metadata: { name, namespace, uid: `uid-${namespace}-${name}` } });
 const silent = pino({ level: 'silent' });
 
 describe('EventRecorder', () => {
@@ -51,7 +52,8 @@ describe('EventRecorder', () => {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const r = new EventRecorder(fakeClient(calls, gate), 'test', silent, () => 0);
-    for (let i = 0; i < MAX_QUEUED_EVENTS + 500; i++) r.event(obj(`e${i}`), 'Normal', 'SuccessfulCreate', 'created HPA');
+    // From 20 namespaces, each within its own budget: the shared queue is what bounds them.
+    for (let i = 0; i < MAX_QUEUED_EVENTS + 500; i++) r.event(obj(`e${i}`, `ns${i % 20}`), 'Normal', 'SuccessfulCreate', 'created HPA');
     expect(r.dropped).to.equal(500);
     open();
     await r.flush();
@@ -60,6 +62,22 @@ describe('EventRecorder', () => {
     r.event(obj('late'), 'Normal', 'SuccessfulCreate', 'created HPA');
     await r.flush();
     expect(calls.length).to.equal(MAX_QUEUED_EVENTS + 1);
+  });
+
+  it(`one namespace emits at most ${NAMESPACE_EVENT_BURST} events at once and ${NAMESPACE_EVENTS_PER_SECOND} a second after; another namespace is not held back`, async () => {
+    const calls: Call[] = [];
+    const clock = { now: 0 };
+    const r = new EventRecorder(fakeClient(calls), 'test', silent, () => clock.now);
+    for (let i = 0; i < 2000; i++) r.event(obj(`e${i}`, 'burst'), 'Normal', 'HPACreated', 'Create HorizontalPodAutoscaler');
+    r.event(obj('web', 'victim'), 'Normal', 'HPACreated', 'Create HorizontalPodAutoscaler');
+    await r.flush();
+    expect(calls.filter((c) => c.path.includes('/burst/')).length).to.equal(NAMESPACE_EVENT_BURST);
+    expect(calls.filter((c) => c.path.includes('/victim/')).length).to.equal(1);
+    expect(r.dropped).to.equal(2000 - NAMESPACE_EVENT_BURST);
+    clock.now = 10_000;
+    for (let i = 0; i < 50; i++) r.event(obj(`later${i}`, 'burst'), 'Normal', 'HPACreated', 'Create HorizontalPodAutoscaler');
+    await r.flush();
+    expect(calls.filter((c) => c.path.includes('/burst/')).length).to.equal(NAMESPACE_EVENT_BURST + 10 * NAMESPACE_EVENTS_PER_SECOND);
   });
 
   it('an event not seen for the dedupe window is a new Event again', async () => {
@@ -80,7 +98,7 @@ describe('EventRecorder', () => {
     const r = new EventRecorder(fakeClient(calls), 'test', silent, () => 0);
     const t0 = performance.now();
     for (let batch = 0; batch < 20; batch++) {
-      for (let i = 0; i < MAX_QUEUED_EVENTS; i++) r.event(obj(`e${batch}-${i}`), 'Normal', 'SuccessfulCreate', 'created HPA');
+      for (let i = 0; i < MAX_QUEUED_EVENTS; i++) r.event(obj(`e${batch}-${i}`, `ns${batch}-${i % 10}`), 'Normal', 'SuccessfulCreate', 'created HPA');
       await r.flush();
     }
     expect(calls.length).to.equal(20_000);
