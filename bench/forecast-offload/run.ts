@@ -2,7 +2,7 @@
 // refit a 15-day, 60 s series in the same process (bench/forecast-offload/server.ts), with the fits
 // (a) in the event loop's thread (CoreForecaster, the path before the worker pool) and (b) in the worker
 // pool (`serve`'s default), plus (c) no fits as the floor, all in one run against one server process.
-// Load as in bench/adapter: autocannon over loopback HTTPS with a front-proxy client certificate, Pods
+// Load: autocannon (HTTP/1.1; bench/adapter now drives vegeta) over loopback HTTPS with a front-proxy client certificate, Pods
 // metric requests round-robin over the 1,000 EHPAs. Modes rotate each round; medians are reported.
 import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';

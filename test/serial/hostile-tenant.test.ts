@@ -11,13 +11,13 @@
 // pods, kwok runs them and reports their CPU, the real metrics-server serves it to the HPA.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { cpuByCommand, cpuSpentSince, createDeployment, createNamespace, waitFor, waitHpa, waitReplicas, type AdapterProcess, type Cluster, type RestClient } from '../e2e/harness/index.ts';
+import { cpuByCommand, cpuSpentSince, createDeployment, createNamespace, waitFor, waitHpa, waitReplicas, type AdapterProcess, type RestClient } from '../e2e/harness/index.ts';
 import { CRANE_TRACES, useCluster } from '../e2e/helpers.ts';
 import { startPodCpu, type PodCpu } from '../e2e/pod-cpu.ts';
 import { cronSelector, cronWindowNow, ehpaObject, ehpaPath, installForServe, post, startServe, tspPath, waitObj, type Obj } from '../e2e/scenario-helpers.ts';
 import { BOUNDS } from '../../src/api/bounds.ts';
+import { p99, startVictimSampler, type VictimSampler } from './victim-sampler-client.ts';
 
 const VICTIM = 'victim';
 const MALLORY = 'mallory';
@@ -50,11 +50,6 @@ const dspEhpaSpec = (dsp: Record<string, unknown>, window = 3600) => ({
   metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
   prediction: { predictionWindowSeconds: window, predictionAlgorithm: { algorithmType: 'dsp', dsp } },
 });
-
-function p99(samples: number[]): number {
-  const s = [...samples].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil(0.99 * s.length) - 1)] as number;
-}
 
 function rssBytes(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -95,36 +90,6 @@ function bucketP99Ms(before: Map<number, number>, after: Map<number, number>): n
   const total = (after.get(Infinity) ?? 0) - (before.get(Infinity) ?? 0);
   for (const b of bounds) if ((after.get(b) ?? 0) - (before.get(b) ?? 0) >= 0.99 * total) return b * 1000;
   return Infinity;
-}
-
-interface VictimSampler {
-  /** Measures at VICTIM_RATE, open loop, until stopped; resolves with each request's latency (ms). */
-  start(): { stop(): Promise<number[]> };
-  close(): Promise<number>;
-}
-
-/** victim-sampler.mjs in a worker thread, with the admin's credentials. */
-function startVictimSampler(c: Cluster, paths: string[]): VictimSampler {
-  const worker = new Worker(new URL('./victim-sampler.mjs', import.meta.url), {
-    workerData: { server: c.apiserverUrl, ca: c.pki.ca.certPath, cert: c.pki.admin.certPath, key: c.pki.admin.keyPath, paths },
-  });
-  const answer = () =>
-    new Promise<number[]>((resolve, reject) => {
-      worker.once('message', (m: { latencies?: number[]; error?: string }) => (m.error !== undefined ? reject(new Error(m.error)) : resolve(m.latencies ?? [])));
-    });
-  return {
-    start() {
-      const a = answer();
-      worker.postMessage({ until: 'stop', perSecond: VICTIM_RATE });
-      return {
-        stop: () => {
-          worker.postMessage('stop');
-          return a;
-        },
-      };
-    },
-    close: () => worker.terminate(),
-  };
 }
 
 function readyCondition(o: Obj | undefined) {
@@ -204,7 +169,7 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     await waitObj(c, tspPath(VICTIM, 'ehpa-web'), 'victim TSP Ready', (t) => readyCondition(t)?.status === 'True', 240_000);
     await waitReplicas(c, VICTIM, 'web', 3, 240_000);
     await waitObj(c, victimPaths()[1] as string, 'victim forecast served', () => true, 120_000);
-    sampler = startVictimSampler(c, victimPaths());
+    sampler = startVictimSampler({ server: c.apiserverUrl, ca: c.pki.ca.certPath, cert: c.pki.admin.certPath, key: c.pki.admin.keyPath, paths: victimPaths() });
   });
 
   after(async () => {
@@ -215,7 +180,7 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
 
   it('before the attack: victim p99 through the aggregator', async () => {
     const b0 = await serveLatencyBuckets(serve);
-    const sampling = sampler.start();
+    const sampling = sampler.start(VICTIM_RATE);
     await new Promise((r) => setTimeout(r, BASELINE_MS));
     latencies.before.push(...(await sampling.stop()));
     serveP99BeforeMs = bucketP99Ms(b0, await serveLatencyBuckets(serve));
@@ -262,7 +227,7 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     }, 200);
     // The victim's HPA keeps asking all through the attack: measured continuously, from the first
     // hostile object until every one has its condition and the heavy forecasts are Ready.
-    const sampling = sampler.start();
+    const sampling = sampler.start(VICTIM_RATE);
     let stopped = false;
     try {
       // Reaching for victim's data, three ways; and a query that forgot to aggregate.

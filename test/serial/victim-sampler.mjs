@@ -1,8 +1,10 @@
 // The victim HPA's metric reads for test/serial/hostile-tenant.test.ts, run in a worker thread of their own:
 // the HPA controller is a process of its own, so its requests must not wait on the test's event loop, which
 // meanwhile creates the attacker's objects and parses their 130 KB statuses while polling them. Plain
-// JavaScript so the worker needs no loader. workerData: { server, ca, cert, key, paths }.
-// Message in: { until: 'stop', perSecond: R }: until a 'stop' message, R requests a second on a fixed
+// JavaScript so the worker needs no loader. workerData: { server, ca, cert, key, paths, headers? }: `ca`
+// null trusts any serving certificate (straight to serve, whose certificate is self-signed), `headers` go
+// with every request (the front-proxy's X-Remote-User/X-Remote-Group, straight to serve).
+// Message in: { until: 'stop', perSecond: R, tally?: boolean }: until a 'stop' message, R requests a second on a fixed
 // schedule, the paths in turn, each sent when due whether or not earlier ones have answered, as independent
 // HPA controllers would. A request is timed from when it was due, so a stall counts against every request
 // it delays, not only the one caught in it (a closed loop, one request after another, would record a
@@ -18,12 +20,12 @@ import { connect } from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { server, ca, cert, key, paths } = workerData;
+const { server, ca, cert, key, paths, headers = {} } = workerData;
 let session;
 /** The one HTTP/2 session, opened on first use and again if kube-apiserver closed it. */
 function h2() {
   if (!session || session.closed || session.destroyed) {
-    session = connect(server, { ca: readFileSync(ca), cert: readFileSync(cert), key: readFileSync(key) });
+    session = connect(server, { ...(ca ? { ca: readFileSync(ca) } : { rejectUnauthorized: false }), cert: readFileSync(cert), key: readFileSync(key) });
     session.on('error', () => {}); // each stream reports its own failure
   }
   return session;
@@ -33,7 +35,7 @@ let stopping = false;
 /** One GET; resolves with its latency from `t0`, rejects unless the answer is 200. */
 function get(path, t0) {
   return new Promise((resolve, reject) => {
-    const req = h2().request({ ':path': path, accept: 'application/json' });
+    const req = h2().request({ ...headers, ':path': path, accept: 'application/json' });
     let status = 0;
     const chunks = [];
     req.setTimeout(30_000, () => req.close(8 /* NGHTTP2_CANCEL */));
@@ -49,18 +51,35 @@ function get(path, t0) {
   });
 }
 
-/** Open loop at `perSecond` until stopped: the schedule never waits for answers. */
-async function measureAtRate(perSecond) {
+/**
+ * Open loop at `perSecond` until stopped: the schedule never waits for answers. With `tally`, an answer
+ * other than 200 is counted by its code (0: no answer) instead of failing the run.
+ */
+async function measureAtRate(perSecond, tally) {
   const pending = [];
+  const codes = {};
   const interval = 1000 / perSecond;
   const start = performance.now();
   for (let i = 0; !stopping; i++) {
     const due = start + i * interval;
     const ahead = due - performance.now();
     if (ahead > 0) await new Promise((r) => setTimeout(r, ahead));
-    pending.push(get(paths[i % paths.length], due));
+    const one = get(paths[i % paths.length], due);
+    pending.push(
+      tally
+        ? one.then(
+            (ms) => ((codes[200] = (codes[200] ?? 0) + 1), ms),
+            (e) => {
+              const code = /: (\d{3}) /.exec(e.message)?.[1] ?? '0';
+              codes[code] = (codes[code] ?? 0) + 1;
+              return undefined;
+            },
+          )
+        : one,
+    );
   }
-  return Promise.all(pending);
+  const latencies = (await Promise.all(pending)).filter((ms) => ms !== undefined);
+  return { latencies, codes };
 }
 
 parentPort.on('message', (m) => {
@@ -69,8 +88,8 @@ parentPort.on('message', (m) => {
     return;
   }
   stopping = false;
-  measureAtRate(m.perSecond).then(
-    (latencies) => parentPort.postMessage({ latencies }),
+  measureAtRate(m.perSecond, m.tally === true).then(
+    ({ latencies, codes }) => parentPort.postMessage({ latencies, codes }),
     (e) => parentPort.postMessage({ error: e.message }),
   );
 });

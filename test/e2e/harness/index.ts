@@ -15,6 +15,6 @@ export {
   type KwokStack, type KwokBinaries, type KwokContainerStatus, type KwokPodUsage,
 } from './kwok.ts';
 export {
-  installCrds, installManifestRbac, createNamespace, createDeployment, deploymentObject, getDeployment, waitReplicas,
+  installCrds, installManifestRbac, installManifestFlowControl, createNamespace, createDeployment, deploymentObject, getDeployment, waitReplicas,
   podsOf, followWorkloadUsage, waitHpa, directAdapterClient, type DeploymentSpec, type HpaState, type PodInfo,
 } from './workloads.ts';

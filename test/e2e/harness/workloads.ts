@@ -59,6 +59,14 @@ export async function installManifestRbac(c: Cluster): Promise<void> {
   await applyOrThrow(c, (await loadKustomization()).filter((o) => kinds.has(o.kind ?? '')));
 }
 
+/** The API Priority and Fairness objects of manifests/ (FlowSchema and PriorityLevelConfiguration for serve's status writes). */
+export async function installManifestFlowControl(c: Cluster): Promise<void> {
+  const kinds = new Set(['FlowSchema', 'PriorityLevelConfiguration']);
+  const objects = (await loadKustomization()).filter((o) => kinds.has(o.kind ?? ''));
+  if (objects.length !== 2) throw new Error(`manifests/ should hold one FlowSchema and one PriorityLevelConfiguration, found ${objects.length} objects`);
+  await applyOrThrow(c, objects);
+}
+
 export async function createNamespace(c: Cluster, name: string): Promise<void> {
   const r = await c.admin.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } });
   if (r.status !== 201 && r.status !== 409) throw new Error(`create namespace ${name}: ${r.status} ${r.body}`);
