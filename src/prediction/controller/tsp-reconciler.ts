@@ -23,7 +23,7 @@ import type { StatusWriter } from '../../kube/status-writer.ts';
 import { semanticEqual } from '../../kube/semantic-equal.ts';
 import type { TenantPacer } from '../../kube/tenant-pacer.ts';
 import type { EventSink } from '../../kube/event-recorder.ts';
-import type { BackoffPolicy } from '../../kube/work-queue.ts';
+import { splitKey, type BackoffPolicy } from '../../kube/work-queue.ts';
 import type { UserPromqlPolicy } from '../../prometheus/promql-confine.ts';
 import type { HistoryProvider } from '../../prometheus/series.ts';
 import { TSP_API_VERSION, TSP_PLURAL, type TimeSeriesPrediction } from '../../api/prediction.ts';
@@ -167,7 +167,7 @@ export class TspReconciler {
 
   /** The pass as named steps: each either ends it with a result or returns undefined for the next one. */
   private async pass(key: string, state: TspKeyState, signal: AbortSignal): Promise<ReconcileResult> {
-    const [namespace, name] = key.split('/') as [string, string];
+    const { namespace, name } = splitKey(key);
     const tsp = this.d.tsps.get(namespace, name);
     if (!tsp) return this.forgetDeleted(key);
     const p = this.begin(key, tsp, state);
@@ -178,7 +178,7 @@ export class TspReconciler {
   }
 
   private begin(key: string, tsp: TimeSeriesPrediction, state: TspKeyState): Pass {
-    const [namespace, name] = key.split('/') as [string, string];
+    const { namespace, name } = splitKey(key);
     const nowMs = this.now();
     const version = tspSpecVersion(tsp);
     return {
@@ -207,7 +207,7 @@ export class TspReconciler {
   }
 
   private forgetMetrics(key: string): void {
-    const [namespace, name] = key.split('/') as [string, string];
+    const { namespace, name } = splitKey(key);
     this.d.coverageMetrics?.forget(namespace, name);
   }
 
