@@ -1,7 +1,8 @@
 // Wires the EHPA reconciler to the shared caches: EHPA changes, changes to what an EHPA owns (HPA, TSP,
 // Substitute) and changes to the pods its CPU target is computed from all queue the EHPA.
 import type { Logger } from 'pino';
-import { ControllerRunner, objectKey } from '../kube/controller-runner.ts';
+import { ControllerRunner } from '../kube/controller-runner.ts';
+import { objectKey } from '../kube/work-queue.ts';
 import type { KubeObject, SharedInformer } from '../kube/informers.ts';
 import { EHPA_KIND } from '../api/ehpa.ts';
 import type { EhpaReconciler } from './reconciler.ts';

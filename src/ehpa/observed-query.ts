@@ -3,7 +3,8 @@
 // confined to the EHPA's namespace exactly as the TSP controller confines it (prediction/history/queries.ts).
 import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import type { TimeSeriesPrediction } from '../api/prediction.ts';
-import { metricQuery, NAMESPACED_PROMQL } from '../prediction/history/queries.ts';
+import { metricQuery } from '../prediction/history/queries.ts';
+import { NAMESPACED_PROMQL } from '../prometheus/promql-confine.ts';
 import type { UserPromqlPolicy } from '../prometheus/promql-confine.ts';
 import { resourceAliases } from '../metric-values/tsp-lookup.ts';
 import { predictedMetrics, predictionMetricEntry } from './predicted-metrics.ts';

@@ -7,7 +7,7 @@ import { KubeApiError, resourcePath, type ObjectWriter } from '../kube/api-clien
 import { NotOwnedError, OwnedApplier, controllerUid } from '../kube/apply-owned.ts';
 import type { EventSink } from '../kube/event-recorder.ts';
 import type { CacheReader } from '../kube/informers.ts';
-import { splitKey } from '../kube/controller-runner.ts';
+import { splitKey } from '../kube/work-queue.ts';
 import { parseLabelSelector } from '../selectors/label-selector.ts';
 import { PodSelectorIndex } from './selector-index.ts';
 import { ehpaForecastValue } from '../metric-values/forecast-value.ts';

@@ -11,8 +11,6 @@ import type { Logger } from 'pino';
 import { nextTurnOfEventLoop } from './event-loop-turns.ts';
 import { splitKey, WorkQueue } from './work-queue.ts';
 
-export { objectKey, splitKey } from './work-queue.ts';
-
 export interface ReconcileResult {
   /** Reconcile this key again after this many ms even if nothing changes (e.g. a refresh period). */
   requeueAfterMs?: number;

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { KubeApiClient } from './api-client.ts';
-import { TokenBucket } from './token-bucket.ts';
+import { TenantBuckets } from './token-bucket.ts';
 
 export interface InvolvedObject {
   apiVersion: string;
@@ -47,7 +47,8 @@ export class EventRecorder implements EventSink {
   private lastPruneMs = -Infinity;
   /** Events dropped because MAX_QUEUED_EVENTS were waiting or their namespace was over its budget. */
   dropped = 0;
-  private readonly budgets = new Map<string, TokenBucket>();
+  /** Each namespace's event budget. */
+  private readonly budgets: TenantBuckets;
 
   constructor(
     private readonly client: KubeApiClient,
@@ -55,11 +56,13 @@ export class EventRecorder implements EventSink {
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
     private readonly opts = { dedupeWindowMs: 10 * 60_000, patchEveryMs: 60_000 },
-  ) {}
+  ) {
+    this.budgets = new TenantBuckets(NAMESPACE_EVENTS_PER_SECOND, NAMESPACE_EVENT_BURST, now);
+  }
 
   /** Fire and forget: an event that cannot be written is logged, never fails a reconcile. */
   event(obj: InvolvedObject, type: EventType, reason: string, message: string): void {
-    if (!this.budgetOf(obj.metadata.namespace || 'default').tryTake()) {
+    if (!this.budgets.of(obj.metadata.namespace || 'default').tryTake()) {
       this.dropped++;
       return;
     }
@@ -74,17 +77,6 @@ export class EventRecorder implements EventSink {
         this.log.warn({ namespace: obj.metadata.namespace, name: obj.metadata.name, reason, err: e.message }, 'could not record event');
       })
       .finally(() => this.queued--);
-  }
-
-  /** The namespace's event budget; buckets that refilled are forgotten once there are many. */
-  private budgetOf(ns: string): TokenBucket {
-    let b = this.budgets.get(ns);
-    if (!b) {
-      if (this.budgets.size >= 1024) for (const [k, x] of this.budgets) if (x.full()) this.budgets.delete(k);
-      b = new TokenBucket(NAMESPACE_EVENTS_PER_SECOND, NAMESPACE_EVENT_BURST, this.now);
-      this.budgets.set(ns, b);
-    }
-    return b;
   }
 
   /** Resolves when queued events are written (tests, shutdown). */

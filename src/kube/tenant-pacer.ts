@@ -6,7 +6,7 @@
 // comes, later for each write in a row, so waiting writes go one after another at the sustained rate
 // rather than all waking together (the caller requeues rather than holding a worker, so other namespaces
 // are never delayed by it). No status is refused for its size here (spec-bounds.ts bounds the size).
-import { TokenBucket } from './token-bucket.ts';
+import { TenantBuckets } from './token-bucket.ts';
 
 export interface TenantPacerOptions {
   /** Bytes a namespace may write per second, sustained (0: no pacing). */
@@ -16,35 +16,24 @@ export interface TenantPacerOptions {
 }
 
 export class TenantPacer {
-  private readonly buckets = new Map<string, TokenBucket>();
+  private readonly buckets: TenantBuckets;
 
   constructor(
     private readonly o: TenantPacerOptions,
-    private readonly now: () => number,
+    now: () => number,
   ) {
     if (!(o.bytesPerSecond >= 0) || !Number.isFinite(o.bytesPerSecond)) throw new RangeError(`bytes per second must be a non-negative number, got ${o.bytesPerSecond}`);
+    this.buckets = new TenantBuckets(o.bytesPerSecond, o.burstBytes, now);
   }
 
   /** Charges `bytes` to `tenant` and returns the ms until it may write them (0: now). */
   reserve(tenant: string, bytes: number): number {
     if (this.o.bytesPerSecond === 0) return 0;
-    let bucket = this.buckets.get(tenant);
-    if (!bucket) {
-      this.prune();
-      bucket = new TokenBucket(this.o.bytesPerSecond, this.o.burstBytes, this.now);
-      this.buckets.set(tenant, bucket);
-    }
-    return bucket.reserve(bytes);
+    return this.buckets.of(tenant).reserve(bytes);
   }
 
   /** Namespaces with a bucket (tests). */
   tenants(): number {
     return this.buckets.size;
-  }
-
-  /** Drops the buckets that have refilled (a new one starts full too), so the map holds only recent writers. */
-  private prune(): void {
-    if (this.buckets.size < 1024) return;
-    for (const [tenant, b] of this.buckets) if (b.full()) this.buckets.delete(tenant);
   }
 }

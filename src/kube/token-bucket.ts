@@ -49,3 +49,32 @@ export class TokenBucket {
     this.last = Math.max(this.last, t);
   }
 }
+
+/**
+ * One token bucket per tenant (a namespace), made at first use. Buckets that have refilled are forgotten once
+ * there are many (a new one starts full too, so forgetting changes nothing), so the map holds recent users only.
+ */
+export class TenantBuckets {
+  private readonly buckets = new Map<string, TokenBucket>();
+
+  constructor(
+    private readonly perSecond: number,
+    private readonly burst: number,
+    private readonly now: () => number,
+  ) {}
+
+  of(tenant: string): TokenBucket {
+    let bucket = this.buckets.get(tenant);
+    if (!bucket) {
+      if (this.buckets.size >= 1024) for (const [t, b] of this.buckets) if (b.full()) this.buckets.delete(t);
+      bucket = new TokenBucket(this.perSecond, this.burst, this.now);
+      this.buckets.set(tenant, bucket);
+    }
+    return bucket;
+  }
+
+  /** Tenants with a bucket (tests). */
+  get size(): number {
+    return this.buckets.size;
+  }
+}

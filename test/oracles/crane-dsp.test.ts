@@ -22,7 +22,8 @@ import { detectPeriod } from '../../src/prediction/dsp/period.ts';
 import { percentileEstimate, type PercentileConfig } from '../../src/prediction/percentile/percentile-forecast.ts';
 import { fillMissingData, InvalidSeriesError } from '../../src/prediction/dsp/preprocess.ts';
 import { mulberry32 } from '../helpers/seeded-random.ts';
-import { CoreForecaster, seriesToFit } from '../../src/prediction/controller/core-forecaster.ts';
+import { CoreForecaster } from '../../src/prediction/controller/core-forecaster.ts';
+import { seriesToFit } from '../../src/prediction/controller/algorithm-block.ts';
 import type { PercentileSpec } from '../../src/api/prediction.ts';
 import type { HistorySeries } from '../../src/prometheus/series.ts';
 

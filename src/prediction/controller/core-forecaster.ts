@@ -10,9 +10,6 @@ import type { CalibrationSummary } from '../dsp/window-calibration.ts';
 import type { ForecastSeries, ForecastWindow, Forecaster } from './forecaster.ts';
 import { calibratesWindowMax } from './algorithm-block.ts';
 
-// The algorithm-block readers are part of what this forecaster offers (the oracles and tests fit through them).
-export { calibratesWindowMax, fitSeriesCount, seriesToFit } from './algorithm-block.ts';
-
 /** Stable per-series seed for period detection's permutation test, so a forecast is reproducible. */
 function seedOf(labels: Record<string, string>): number {
   let h = 2166136261;

@@ -7,7 +7,8 @@
 // failing TSP's retries are timed. A spec change is the user's answer to a failure, so it starts that
 // backoff over and runs at once.
 import type { Logger } from 'pino';
-import { ControllerRunner, objectKey } from '../../kube/controller-runner.ts';
+import { ControllerRunner } from '../../kube/controller-runner.ts';
+import { objectKey } from '../../kube/work-queue.ts';
 import { WorkQueue } from '../../kube/work-queue.ts';
 import type { SharedInformer } from '../../kube/informers.ts';
 import type { TimeSeriesPrediction } from '../../api/prediction.ts';

@@ -6,8 +6,6 @@ import type { PredictionMetricSpec, TimeSeriesPrediction } from '../../api/predi
 import { promqlString, regexEscape } from '../../prometheus/promql-text.ts';
 import { applyUserPromqlPolicy, isUnrestrictedNamespace, NAMESPACED_PROMQL, PromqlConfinementError, type UserPromqlPolicy } from '../../prometheus/promql-confine.ts';
 
-export { NAMESPACED_PROMQL };
-
 export class UnsupportedQueryError extends Error {
   override name = 'UnsupportedQueryError';
 }

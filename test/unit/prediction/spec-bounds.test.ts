@@ -7,7 +7,7 @@ import type { TimeSeriesPrediction } from '../../../src/api/prediction.ts';
 import { parseGoDurationSeconds } from '../../../src/gomath/go-time.ts';
 import { craneParseDurationSeconds, craneParseFloat } from '../../../src/prediction/crane-config.ts';
 import { algorithmBoundsProblems, samplesPerSeries, statusSamplesProblem, statusSizeProblem, tspBoundsProblems } from '../../../src/prediction/spec-bounds.ts';
-import { fitSeriesCount } from '../../../src/prediction/controller/core-forecaster.ts';
+import { fitSeriesCount } from '../../../src/prediction/controller/algorithm-block.ts';
 import { bestCpuMs } from '../../helpers/cpu-time.ts';
 
 /** Runs f on inputs of 64 KB and 1 MB (16× longer): linear code takes ~16× as long on the larger, quadratic

@@ -14,7 +14,8 @@
 //   pooled, p = 0.3: needs 6.72: 2.4, 9.4 (>= 6.72) -> bucket 3 -> 4
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { CoreForecaster, seriesToFit } from '../../../../src/prediction/controller/core-forecaster.ts';
+import { CoreForecaster } from '../../../../src/prediction/controller/core-forecaster.ts';
+import { seriesToFit } from '../../../../src/prediction/controller/algorithm-block.ts';
 import { mergeSeries } from '../../../../src/prediction/percentile/aggregate-series.ts';
 import { TspReconciler } from '../../../../src/prediction/controller/tsp-reconciler.ts';
 import { StatusWriter } from '../../../../src/kube/status-writer.ts';
