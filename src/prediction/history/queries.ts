@@ -54,6 +54,12 @@ export function nodeMemoryQuery(node: string): string {
   return `sum(node_memory_MemTotal_bytes{instance=~${inst}} - node_memory_MemAvailable_bytes{instance=~${inst}})`;
 }
 
+/** The `--user-promql` value that gives `policy`, as an admin would write it. */
+function userPromqlFlagText(policy: UserPromqlPolicy): string {
+  if (policy.mode !== 'unrestricted' || policy.unrestrictedNamespaces.size === 0) return policy.mode;
+  return `unrestricted=${[...policy.unrestrictedNamespaces].join(',')}`;
+}
+
 /** The PromQL for one TSP metric; throws UnsupportedQueryError for what Crane does not support either. */
 export function metricQuery(tsp: TimeSeriesPrediction, m: PredictionMetricSpec, policy: UserPromqlPolicy = NAMESPACED_PROMQL): string {
   const ref = tsp.spec.targetRef;
@@ -78,9 +84,11 @@ export function metricQuery(tsp: TimeSeriesPrediction, m: PredictionMetricSpec, 
       if (ref.kind === 'Node') {
         // A node is cluster-wide: its usage is every tenant's, so only a namespace the admin lets read any
         // series (--user-promql=unrestricted[=<ns>,...]) may predict it.
+        // The message names the policy in force and the admin's remedy: it is all a tenant sees (status only).
         if (!isUnrestrictedNamespace(policy, ns)) {
           throw new UnsupportedQueryError(
-            `metric ${m.resourceIdentifier}: a Node target reads cluster-wide series, which namespace "${ns}" may not (the cluster's --user-promql policy must make it unrestricted)`,
+            `metric ${m.resourceIdentifier}: a Node target reads cluster-wide series, which namespace "${ns}" may not under --user-promql=${userPromqlFlagText(policy)}; ` +
+            `a cluster admin allows node predictions here by listing the namespace in serve's --user-promql=unrestricted=<ns>,... (docs/operations.md, "Node predictions")`,
           );
         }
         if (m.resourceQuery === 'cpu') return nodeCpuQuery(ref.name);

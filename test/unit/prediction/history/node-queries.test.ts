@@ -35,6 +35,9 @@ describe('metricQuery: ResourceQuery on a Node target', () => {
     for (const flag of [undefined, 'namespaced', 'off', 'unrestricted=infra']) {
       expect(() => q(nodeTsp('team-a', 'node-1', 'cpu'), flag), String(flag)).to.throw(UnsupportedQueryError, /metric node-cpu: a Node target reads cluster-wide series, which namespace "team-a" may not/);
     }
+    // The message is all the tenant sees: it names the policy in force and the admin's remedy.
+    expect(() => q(nodeTsp('team-a', 'node-1', 'cpu'), 'unrestricted=infra')).to.throw(/under --user-promql=unrestricted=infra; a cluster admin allows node predictions here by listing the namespace in serve's --user-promql=unrestricted=<ns>/);
+    expect(() => q(nodeTsp('team-a', 'node-1', 'cpu'), undefined)).to.throw(/under --user-promql=namespaced;/);
     expect(q(nodeTsp('infra', 'node-1', 'cpu'), 'unrestricted=infra')).to.contain('node_cpu_seconds_total');
   });
   it('an unknown resourceQuery on a node is refused with its name', () => {
