@@ -22,6 +22,7 @@ import { registerControllerMetrics } from '../kube/controller-metrics.ts';
 import type { ControllerRunner } from '../kube/controller-runner.ts';
 import type { ControllerContext, RunnerFactory } from '../kube/controller-context.ts';
 import { setupEhpaController } from '../ehpa/setup.ts';
+import { HPA_SHAPES } from '../ehpa/desired-hpa.ts';
 import { MANAGED_BY } from '../ehpa/naming.ts';
 import { commaList } from '../ehpa/propagation.ts';
 import { PrometheusError, PrometheusClient } from '../prometheus/client.ts';
@@ -55,6 +56,13 @@ export const CONTROLLER_FLAGS = [
   { name: 'ehpa-workers', type: 'int', default: 4, min: 1, help: 'concurrent EHPA reconciles' },
   { name: 'ehpa-resync-period', type: 'duration', default: '5m', help: 'periodic re-check of every EHPA (target replicas, pod requests)' },
   { name: 'preview-resync-period', type: 'duration', default: '15s', help: 'how often a Preview EHPA pulls its Substitute back to the real replicas' },
+  {
+    name: 'hpa-shape',
+    type: 'enum',
+    values: HPA_SHAPES,
+    default: 'v0.7',
+    help: "metric names of the backing HPA: v0.7 (predicted CPU as the Pods metric crane_pod_cpu_usage, Pods/External predictions as crane_custom.pods_<name>/crane_external_<name>; needs this adapter on custom.metrics.k8s.io) or head (Crane v0.8+: every prediction the External crane_autoscaling_prediction, so another adapter can keep custom.metrics.k8s.io); switching rewrites existing HPAs",
+  },
   { name: 'ehpa-propagation-label-prefixes', type: 'string', default: '', help: 'comma-separated prefixes of EHPA labels copied to the backing HPA' },
   { name: 'ehpa-propagation-labels', type: 'string', default: '', help: 'comma-separated EHPA label keys copied to the backing HPA' },
   { name: 'ehpa-propagation-annotation-prefixes', type: 'string', default: '', help: 'comma-separated prefixes of EHPA annotations copied to the backing HPA' },
@@ -164,6 +172,7 @@ const CONTROLLER_SETUPS: Record<ControllerName, (ctx: ControllerContext, flags: 
       workers: flags['ehpa-workers'],
       resyncMs: flags['ehpa-resync-period'],
       previewResyncMs: flags['preview-resync-period'],
+      hpaShape: flags['hpa-shape'],
       propagation: {
         labelPrefixes: commaList(flags['ehpa-propagation-label-prefixes']),
         labels: commaList(flags['ehpa-propagation-labels']),

@@ -1,8 +1,8 @@
 // The backing HPA an EHPA wants (docs/crane-behaviour.md §B.2, §B.3), built without I/O: the pods'
 // requests come in as summaries, so the same EHPA and pods always give the same HPA.
-import type { V2HorizontalPodAutoscalerBehavior, V2HPAScalingRules, V2MetricSpec } from '@kubernetes/client-node';
+import type { V2HorizontalPodAutoscalerBehavior, V2HPAScalingRules, V2MetricSpec, V2MetricTarget } from '@kubernetes/client-node';
 import { HPA_API_VERSION, type HorizontalPodAutoscaler } from '../api/autoscaling.ts';
-import { CRON_METRIC, CUSTOM_PODS_PREDICTION_PREFIX, EXTERNAL_PREDICTION_PREFIX, POD_CPU_USAGE_METRIC, PREDICTION_METRIC, ownedObjectName } from '../api/names.ts';
+import { CRON_METRIC, CUSTOM_PODS_PREDICTION_PREFIX, EXTERNAL_PREDICTION_PREFIX, POD_CPU_USAGE_METRIC, PREDICTION_METRIC, ownedObjectName, predictionIdentifier } from '../api/names.ts';
 import { predictedMetrics, type PredictedMetric, type UnpredictedMetric } from './predicted-metrics.ts';
 import { CRON_TARGET_AVERAGE_VALUE, controllerOwnerReference, cronMetricSelector, ownedLabels } from './naming.ts';
 import { EHPA_API_VERSION, EHPA_UID_LABEL, SUBSTITUTE_KIND, predictionEnabled, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
@@ -21,6 +21,15 @@ export type PodRequests = PodCpuRequests;
 /** Requests of `resource` (of `container` only, when given) over the target's pods. */
 export type PodRequestsLookup = (resource: string, container?: string) => PodRequests | undefined;
 
+/**
+ * Which Crane generation's HPA the controller writes (--hpa-shape, docs/crane-behaviour.md §C.9): `v0.7`
+ * names each prediction as the Crane generation that first predicted that kind of metric did (Pods
+ * `crane_pod_cpu_usage` for CPU, served on custom.metrics.k8s.io); `head` writes every prediction as Crane
+ * v0.8+'s External `crane_autoscaling_prediction`, so the custom metrics API can stay with another adapter.
+ */
+export const HPA_SHAPES = ['v0.7', 'head'] as const;
+export type HpaShape = (typeof HPA_SHAPES)[number];
+
 export interface MetricProblem {
   reason: 'MissingCPURequests' | 'MissingRequests' | 'NoPodsForConversion' | 'ZeroConvertedTarget';
   message: string;
@@ -34,6 +43,8 @@ export interface DesiredHpaInput {
   podRequests?: PodRequestsLookup;
   /** Labels/annotations copied from the EHPA (craned's propagation flags, §B.2). */
   propagate?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  /** Crane generation whose metric names the HPA carries (default `v0.7`). */
+  shape?: HpaShape;
 }
 
 function isCpuResourceMetric(m: V2MetricSpec): boolean {
@@ -106,25 +117,28 @@ export function predictedCpuMetric(
   };
 }
 
-/** Crane HEAD's External `crane_autoscaling_prediction` for one resourceIdentifier of this EHPA's target. */
-export function headPredictionMetric(ehpa: EffectiveHorizontalPodAutoscaler, resourceIdentifier: string, averageValue: string): V2MetricSpec {
+/**
+ * Crane HEAD's External `crane_autoscaling_prediction` for one resourceIdentifier of this EHPA's target;
+ * `target` as a quantity is HEAD's `{type: AverageValue, averageValue}`.
+ */
+export function headPredictionMetric(ehpa: EffectiveHorizontalPodAutoscaler, resourceIdentifier: string, target: string | V2MetricTarget): V2MetricSpec {
   return {
     type: 'External',
     external: {
       metric: { name: PREDICTION_METRIC, selector: { matchLabels: { ...cronMetricSelector(ehpa), resourceIdentifier } } },
-      target: { type: 'AverageValue', averageValue },
+      target: typeof target === 'string' ? { type: 'AverageValue', averageValue: target } : target,
     },
   };
 }
 
 /**
- * The predicted metric beside one original metric. Names follow the Crane generation that first predicted
- * that kind of metric: Resource cpu the v0.2–v0.7 Pods `crane_pod_cpu_usage`; Pods and External the
- * v0.6–v0.7 `crane_custom.pods_<name>` / `crane_external_<name>` (EHPA uid selector); memory and
- * ContainerResource, which only HEAD predicts, HEAD's External `crane_autoscaling_prediction`. The adapter
- * answers every name for every identifier, so HPAs written by either Crane generation keep working.
+ * The predicted metric beside one original metric, in the v0.7 shape. Names follow the Crane generation
+ * that first predicted that kind of metric: Resource cpu the v0.2–v0.7 Pods `crane_pod_cpu_usage`; Pods and
+ * External the v0.6–v0.7 `crane_custom.pods_<name>` / `crane_external_<name>` (EHPA uid selector); memory
+ * and ContainerResource, which only HEAD predicts, HEAD's External `crane_autoscaling_prediction`. The
+ * adapter answers every name for every identifier, so HPAs written by either Crane generation keep working.
  */
-function predictedMetricSpec(
+function v07MetricSpec(
   ehpa: EffectiveHorizontalPodAutoscaler,
   p: PredictedMetric,
   cpuRequests: PodCpuRequests | undefined,
@@ -136,13 +150,8 @@ function predictedMetricSpec(
     case 'Resource':
     case 'ContainerResource': {
       if (p.type === 'Resource' && p.name === 'cpu') return predictedCpuMetric(ehpa, cpuRequests ?? lookup?.('cpu'));
-      const target = (original.resource ?? original.containerResource)?.target;
-      if (!target) return {};
-      const label = `${p.type} ${p.name}${p.container ? ` (container ${p.container})` : ''}`;
-      const requests = target.averageUtilization == null ? undefined : lookup?.(p.name, p.container);
-      const r = convertedAverageValue(target, p.name, requests, label);
-      if (r.averageValue == null) return r.problem ? { problem: r.problem } : {};
-      return { metric: headPredictionMetric(ehpa, p.resourceIdentifier, r.averageValue) };
+      const r = resourceAverageValue(original, p, cpuRequests, lookup);
+      return r.averageValue == null ? (r.problem ? { problem: r.problem } : {}) : { metric: headPredictionMetric(ehpa, p.resourceIdentifier, r.averageValue) };
     }
     case 'Pods': {
       const averageValue = original.pods?.target.averageValue;
@@ -153,6 +162,57 @@ function predictedMetricSpec(
       const target = original.external?.target;
       if (!target || (target.averageValue == null && target.value == null)) return {};
       return { metric: { type: 'External', external: { metric: { name: EXTERNAL_PREDICTION_PREFIX + p.name, selector: uidSelector }, target: structuredClone(target) } } };
+    }
+  }
+}
+
+/** The AverageValue a predicted Resource/ContainerResource metric is compared with (converted if Utilization). */
+function resourceAverageValue(
+  original: V2MetricSpec,
+  p: PredictedMetric,
+  cpuRequests: PodCpuRequests | undefined,
+  lookup: PodRequestsLookup | undefined,
+): { averageValue?: string; problem?: MetricProblem } {
+  const target = (original.resource ?? original.containerResource)?.target;
+  if (!target) return {};
+  const label = `${p.type} ${p.name}${p.container ? ` (container ${p.container})` : ''}`;
+  const workloadCpu = p.type === 'Resource' && p.name === 'cpu';
+  const requests = target.averageUtilization == null ? undefined : workloadCpu ? (cpuRequests ?? lookup?.('cpu')) : lookup?.(p.name, p.container);
+  return convertedAverageValue(target, p.name, requests, label);
+}
+
+/**
+ * The predicted metric beside one original metric, in Crane HEAD's shape (gocrane/crane
+ * pkg/controller/ehpa/hpa.go GetHPAMetrics, §B.3): every kind becomes the External
+ * `crane_autoscaling_prediction` selected by target and HEAD's resourceIdentifier (`resource.cpu` for
+ * workload CPU, which our TSP calls `crane_pod_cpu_usage`; the adapter takes either name), with an
+ * AverageValue target: the converted Resource/ContainerResource value, or the original's averageValue.
+ * One deliberate difference: an External metric with only a `value` target, for which HEAD writes an
+ * AverageValue target without a value (the API server refuses the whole HPA), keeps its Value target here,
+ * as the v0.7 shape does; the forecast is of the same total the original measures.
+ */
+function headMetricSpec(
+  ehpa: EffectiveHorizontalPodAutoscaler,
+  p: PredictedMetric,
+  cpuRequests: PodCpuRequests | undefined,
+  lookup: PodRequestsLookup | undefined,
+): { metric?: V2MetricSpec; problem?: MetricProblem } {
+  const original = (ehpa.spec.metrics ?? [])[p.index] as V2MetricSpec;
+  const rid = predictionIdentifier(p.type, p.name);
+  switch (p.type) {
+    case 'Resource':
+    case 'ContainerResource': {
+      const r = resourceAverageValue(original, p, cpuRequests, lookup);
+      return r.averageValue == null ? (r.problem ? { problem: r.problem } : {}) : { metric: headPredictionMetric(ehpa, rid, r.averageValue) };
+    }
+    case 'Pods': {
+      const averageValue = original.pods?.target.averageValue;
+      return averageValue == null ? {} : { metric: headPredictionMetric(ehpa, rid, averageValue) };
+    }
+    case 'External': {
+      const target = original.external?.target;
+      if (target?.averageValue != null) return { metric: headPredictionMetric(ehpa, rid, target.averageValue) };
+      return target?.value == null ? {} : { metric: headPredictionMetric(ehpa, rid, { type: 'Value', value: target.value }) };
     }
   }
 }
@@ -177,15 +237,17 @@ export function buildHpaMetrics(
   ehpa: EffectiveHorizontalPodAutoscaler,
   requests: PodCpuRequests | undefined,
   lookup?: PodRequestsLookup,
+  shape: HpaShape = 'v0.7',
 ): { metrics: V2MetricSpec[]; problem?: MetricProblem; problems: MetricProblem[]; unpredicted: UnpredictedMetric[] } {
   const metrics: V2MetricSpec[] = structuredClone(ehpa.spec.metrics ?? []);
   const problems: MetricProblem[] = [];
   const { predicted, unpredicted } = predictedMetrics(ehpa);
   for (const p of predicted) {
-    const r = predictedMetricSpec(ehpa, p, requests, lookup);
+    const r = shape === 'head' ? headMetricSpec(ehpa, p, requests, lookup) : v07MetricSpec(ehpa, p, requests, lookup);
     if (r.metric) metrics.push(r.metric);
     if (r.problem) problems.push(r.problem);
   }
+  // Both shapes write HEAD's cron metric: this project never wrote the v0.4–v0.7 per-EHPA names (§0.1).
   if ((ehpa.spec.crons ?? []).length > 0) metrics.push(cronMetric(ehpa));
   // autoscaling/v2 defaulting adds 80% CPU to an HPA without metrics; build it ourselves so the stored
   // object equals the desired one.
@@ -230,7 +292,7 @@ export function defaultBehavior(b: V2HorizontalPodAutoscalerBehavior | undefined
 export function buildDesiredHpa(input: DesiredHpaInput): { hpa: HorizontalPodAutoscaler; problem?: MetricProblem; problems: MetricProblem[]; unpredicted: UnpredictedMetric[] } {
   const { ehpa } = input;
   const name = ownedObjectName(ehpa.metadata.name);
-  const { metrics, problem, problems, unpredicted } = buildHpaMetrics(ehpa, input.podCpuRequests, input.podRequests);
+  const { metrics, problem, problems, unpredicted } = buildHpaMetrics(ehpa, input.podCpuRequests, input.podRequests, input.shape);
   const preview = ehpa.spec.scaleStrategy === 'Preview';
   const hpa: HorizontalPodAutoscaler = {
     apiVersion: HPA_API_VERSION,

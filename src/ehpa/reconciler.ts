@@ -15,11 +15,11 @@ import type { ScaleAccess } from '../kube/scale-client.ts';
 import { semanticEqual } from '../kube/semantic-equal.ts';
 import type { StatusWriter } from '../kube/status-writer.ts';
 import { TSP_API_VERSION, TSP_PLURAL, type TimeSeriesPrediction } from '../api/prediction.ts';
-import { buildDesiredHpa, needsPodRequests, type PodRequestsLookup } from './desired-hpa.ts';
+import { buildDesiredHpa, needsPodRequests, type HpaShape, type PodRequestsLookup } from './desired-hpa.ts';
 import { buildDesiredTsp } from './desired-tsp.ts';
 import { AUTO_MODE_ANNOTATIONS } from '../prediction/coverage-annotation.ts';
 import { HPA_API_VERSION, HPA_PLURAL, type HorizontalPodAutoscaler, type Scale, type Substitute } from '../api/autoscaling.ts';
-import { POD_CPU_USAGE_IDENTIFIER, POD_CPU_USAGE_METRIC, ownedObjectName } from '../api/names.ts';
+import { POD_CPU_USAGE_IDENTIFIER, POD_CPU_USAGE_METRIC, PREDICTION_METRIC, ownedObjectName } from '../api/names.ts';
 import { CURRENT_METRICS_ANNOTATION, controllerOwnerReference, ownedLabels } from './naming.ts';
 import { currentMetricsAnnotation } from './current-metrics.ts';
 import { summarizeRequests } from './pod-requests.ts';
@@ -50,6 +50,17 @@ export interface EhpaReconcilerDeps {
   observeStatus?: (namespace: string, name: string, status: EhpaStatus | undefined) => void;
   /** Labels/annotations to copy from the EHPA to the HPA (craned's propagation flags). */
   propagate?: (ehpa: EffectiveHorizontalPodAutoscaler) => { labels?: Record<string, string>; annotations?: Record<string, string> };
+  /** Crane generation whose metric names the backing HPA carries (--hpa-shape; default `v0.7`). */
+  hpaShape?: HpaShape;
+}
+
+/** The metric through which the HPA reads the workload's predicted CPU, in either shape (§B.3, §C.9). */
+function predictedCpuMetricName(hpa: HorizontalPodAutoscaler | undefined): string | undefined {
+  for (const m of hpa?.spec?.metrics ?? []) {
+    if (m.type === 'Pods' && m.pods?.metric?.name === POD_CPU_USAGE_METRIC) return POD_CPU_USAGE_METRIC;
+    if (m.type === 'External' && m.external?.metric?.name === PREDICTION_METRIC && m.external.metric.selector?.matchLabels?.['resourceIdentifier'] === 'resource.cpu') return PREDICTION_METRIC;
+  }
+  return undefined;
 }
 
 class Failure extends Error {
@@ -143,10 +154,13 @@ export class EhpaReconciler {
         }
       }
       const input: Omit<StatusInput, 'ehpa' | 'nowMs'> = { hpa, tsp, currentReplicas, scaledNow, ...(predictionEnabled(ehpa.spec) ? { unpredicted } : {}) };
-      // Same test the adapter applies when the HPA asks for crane_pod_cpu_usage, so the condition says
-      // what the HPA is being served (re-evaluated on every TSP change and resync).
-      const readsPodCpu = (hpa?.spec?.metrics ?? []).some((m) => m.type === 'Pods' && m.pods?.metric?.name === POD_CPU_USAGE_METRIC);
-      if (readsPodCpu) input.cpuForecast = ehpaForecastValue(tsp ? [tsp] : [], ehpa, POD_CPU_USAGE_IDENTIFIER, this.now());
+      // Same test the adapter applies when the HPA asks for predicted CPU (either shape's name), so the
+      // condition says what the HPA is being served (re-evaluated on every TSP change and resync).
+      const cpuMetric = predictedCpuMetricName(hpa);
+      if (cpuMetric) {
+        input.cpuForecast = ehpaForecastValue(tsp ? [tsp] : [], ehpa, POD_CPU_USAGE_IDENTIFIER, this.now());
+        input.cpuForecastMetric = cpuMetric;
+      }
       if (conversionProblem) {
         this.d.events.event(ehpa, 'Warning', conversionProblem.reason, conversionProblem.message);
         input.failure = conversionProblem;
@@ -198,7 +212,7 @@ export class EhpaReconciler {
   private async reconcileHpa(ehpa: EffectiveHorizontalPodAutoscaler, scale: Scale) {
     const ns = ehpa.metadata.namespace;
     const podRequests = this.podRequests(ehpa, scale);
-    const { hpa: desired, problem, unpredicted } = buildDesiredHpa({ ehpa, ...(podRequests ? { podRequests } : {}), propagate: this.d.propagate?.(ehpa) });
+    const { hpa: desired, problem, unpredicted } = buildDesiredHpa({ ehpa, ...(podRequests ? { podRequests } : {}), propagate: this.d.propagate?.(ehpa), shape: this.d.hpaShape ?? 'v0.7' });
     const existing = this.d.hpas.get(ns, desired.metadata.name);
     let hpa: HorizontalPodAutoscaler;
     try {

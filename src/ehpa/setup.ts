@@ -11,6 +11,7 @@ import { createEhpaController } from './controller.ts';
 import { HpaObserver } from './hpa-observer.ts';
 import { propagatedMetadata, type PropagationConfig } from './propagation.ts';
 import { workloadScaleAccess } from './workload-scale.ts';
+import type { HpaShape } from './desired-hpa.ts';
 
 export interface EhpaControllerOptions {
   workers: number;
@@ -19,6 +20,8 @@ export interface EhpaControllerOptions {
   /** How often a Preview EHPA pulls its Substitute back to the real replicas. */
   previewResyncMs: number;
   propagation: PropagationConfig;
+  /** Crane generation whose metric names the backing HPA carries (--hpa-shape; default `v0.7`). */
+  hpaShape?: HpaShape;
 }
 
 export function setupEhpaController(ctx: ControllerContext, o: EhpaControllerOptions): RunnerFactory {
@@ -50,6 +53,7 @@ export function setupEhpaController(ctx: ControllerContext, o: EhpaControllerOpt
       propagate: (e) => propagatedMetadata(e, o.propagation),
       observeStatus: (ns, name, st) => ctx.metrics.setExpectReplicas(ns, name, st?.expectReplicas),
       previewResyncMs: o.previewResyncMs,
+      ...(o.hpaShape ? { hpaShape: o.hpaShape } : {}),
     });
     const runner = createEhpaController({ reconciler, ehpas, owned: [hpas, tsps, substitutes], pods, workers: o.workers, log, observe: ctx.metrics.observe('ehpa') });
     // Crane's HPA observer series, exported by the leader only (like Crane's craned manager); each term

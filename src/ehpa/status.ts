@@ -11,7 +11,7 @@ export const READY = 'Ready';
 export const PREDICTION_READY = 'PredictionReady';
 /** Mirrors the TSP's condition of that name (prediction/controller/calibration-status.ts). */
 export const PREDICTION_PAYS = 'PredictionPays';
-/** True while the adapter answers crane_pod_cpu_usage from observed usage because the forecast is unusable. */
+/** True while the adapter answers predicted CPU (crane_pod_cpu_usage, or crane_autoscaling_prediction resource.cpu) from observed usage because the forecast is unusable. */
 export const PREDICTION_FALLBACK = 'PredictionFallback';
 /** Whether every metric the EHPA predicts got a forecast query; False names each one left on its original. */
 export const METRICS_PREDICTED = 'MetricsPredicted';
@@ -37,6 +37,8 @@ export interface StatusInput {
    * backing HPA reads that metric, and turned into the PredictionFallback condition.
    */
   cpuForecast?: ForecastValue;
+  /** The metric name the HPA reads that forecast under (default crane_pod_cpu_usage; --hpa-shape=head: crane_autoscaling_prediction). */
+  cpuForecastMetric?: string;
   /** Metrics the EHPA asks to predict that get no forecast (no query, duplicate, over the bound); present
    *  when prediction is on, turned into the MetricsPredicted condition. */
   unpredicted?: readonly { reason: string; message: string }[];
@@ -78,15 +80,16 @@ export function buildStatus(input: StatusInput): EhpaStatus {
   }
   if (input.cpuForecast) {
     const f = input.cpuForecast;
+    const name = input.cpuForecastMetric ?? 'crane_pod_cpu_usage';
     const fallback = f.ok
-      ? { type: PREDICTION_FALLBACK, status: 'False' as const, reason: 'ForecastServed', message: 'crane_pod_cpu_usage is served from the forecast' }
+      ? { type: PREDICTION_FALLBACK, status: 'False' as const, reason: 'ForecastServed', message: `${name} is served from the forecast` }
       : {
           type: PREDICTION_FALLBACK,
           status: 'True' as const,
           reason: f.reason,
           message: stepsAside(f.reason)
-            ? `crane_pod_cpu_usage reads 0 while the forecast steps aside, so the HPA scales on its other metrics as a plain HPA would: ${f.message}`
-            : `crane_pod_cpu_usage falls back to observed usage (unless --prediction-fallback=unavailable): ${f.message}`,
+            ? `${name} reads 0 while the forecast steps aside, so the HPA scales on its other metrics as a plain HPA would: ${f.message}`
+            : `${name} falls back to observed usage (unless --prediction-fallback=unavailable): ${f.message}`,
         };
     conditions.push(upsertCondition(prev?.conditions, fallback, nowMs));
   }
