@@ -64,7 +64,7 @@ export function fixtureSources(fx: BenchFixture, nowMs: number): AdapterSources 
   return {
     getEhpa: (ns, name) => ehpas.get(ns)?.find((e) => e.metadata.name === name),
     listEhpas: (ns) => (ns === undefined ? [...ehpas.values()].flat() : (ehpas.get(ns) ?? [])),
-    listTsps: (ns) => tsps.get(ns) ?? [],
+    listTsps: (ns) => (ns === undefined ? [...tsps.values()].flat() : (tsps.get(ns) ?? [])),
     listPods: (ns, selector: LabelSelector) => (pods.get(ns) ?? []).filter((p) => selector.matches(p.metadata?.labels)),
     getScaleReplicas: () => 3,
     observedPodCpuMillis: () => new Map(),

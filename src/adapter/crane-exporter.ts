@@ -1,11 +1,14 @@
-// Exporter mode: for clusters where prometheus-adapter already owns external.metrics.k8s.io,
-// `crane_autoscaling_cron` and `crane_autoscaling_prediction` are published as Prometheus gauges on the
-// plain-HTTP /metrics, and prometheus-adapter rules (manifests/components/prometheus-adapter/) serve them to
-// the HPA. This is what Crane v0.8+ documents as its best practice (gocrane/crane PRs #469 and #520):
-// craned's collector, gocrane/crane pkg/metrics/metric_collector.go (v0.8.0 and later), exports
-//   crane_autoscaling_cron{targetKind, targetName, targetNamespace, resourceIdentifier="cron"}
-//   crane_autoscaling_prediction{targetKind, targetName, targetNamespace, resourceIdentifier, algorithm}
-// and we use the same names, label names and label values, so the rules written for Crane work unchanged.
+// Exporter mode: for clusters where prometheus-adapter already owns external.metrics.k8s.io, craned's
+// series are published on the plain-HTTP /metrics, and prometheus-adapter rules
+// (manifests/components/prometheus-adapter/) serve them to the HPA. This is what Crane v0.8+ documents as its
+// best practice (gocrane/crane PRs #469 and #520). craned's collector, gocrane/crane
+// pkg/metrics/metric_collector.go at HEAD, exports (docs/crane-behaviour.md §C.6)
+//   crane_autoscaling_cron{targetKind, targetName, targetNamespace, resourceIdentifier="cron"}   per EHPA with crons
+//   crane_autoscaling_prediction{targetKind, targetName, targetNamespace, resourceIdentifier, algorithm}  per TSP series
+//   crane_prediction_tsp{same labels}                                                            per TSP series
+// and we use the same names, label names and label values, so the rules and dashboards written for Crane work
+// unchanged. (Its fourth, crane_metricrule_errcount, counts prometheus-adapter rules craned failed to parse;
+// we parse none, so it is not exported: §C.6.)
 //
 // The values are the ones our adapter would answer for the same selector, computed by the same functions
 // (cronValueFor, predictionAnswer), so switching a cluster between the two paths never changes replicas.
@@ -13,16 +16,17 @@
 // --cron-semantics (under 'v0.7', a cron-only EHPA with no cron active reports the target's current
 // replicas where craned reports minReplicas); a forecast is read only from a ready entry with one series.
 //
-// Computed on scrape from the informer caches: per EHPA at most BOUNDS.crons crons and, for prediction, the
-// resourceIdentifiers of the TSPs of its target (≤ BOUNDS.predictionMetrics each). The only round trip is
-// the scale subresource of a cron-only EHPA with no cron active, at most SCALE_READS_IN_FLIGHT at a time.
+// Computed on scrape from the informer caches: per EHPA at most BOUNDS.crons crons; the TSP series for every
+// cached TSP, at most DEFAULT_MAX_PAIRS (target, resourceIdentifier) pairs shared fairly between namespaces
+// (tsp-series.ts). The only round trip is the scale subresource of a cron-only EHPA with no cron active, at
+// most SCALE_READS_IN_FLIGHT at a time.
 import { Gauge, type Registry } from 'prom-client';
 import type { EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import { CRON_RESOURCE_IDENTIFIER } from '../api/names.ts';
 import { cronValueFor, CRON_METRIC_HEAD } from './providers/cron-provider.ts';
 import { PREDICTION_METRIC_HEAD } from './providers/prediction-provider.ts';
-import { predictionAnswer, STEPPED_ASIDE_VALUE, stepsAside } from '../metric-values/forecast-value.ts';
-import { tspTargets } from '../metric-values/tsp-lookup.ts';
+import { DEFAULT_MAX_PAIRS, targetKey, tspSeries, type TspSeries } from './tsp-series.ts';
+import { expositionTextSliced } from '../observability/exposition-text.ts';
 import type { AdapterSources } from './providers/sources.ts';
 import type { CronSemantics } from '../metric-values/cron-replicas.ts';
 
@@ -43,6 +47,8 @@ export interface CraneExporterOptions {
   now: () => number;
   /** False until the caches have their first list: nothing is exported from a half-filled cache. */
   ready?: () => boolean;
+  /** Most TSP (target, resourceIdentifier) pairs exported (default DEFAULT_MAX_PAIRS). */
+  maxPairs?: number;
 }
 
 export interface ExportedSample {
@@ -91,40 +97,47 @@ export async function cronSamples(opts: Omit<CraneExporterOptions, 'now' | 'read
 }
 
 /**
- * `crane_autoscaling_prediction` samples at `nowMs`: for each EHPA's target, every resourceIdentifier its
- * TSPs forecast, valued as the adapter answers that selector (skipped when the adapter would refuse it).
+ * The TSP series of `tsp-series.ts` from the caches: every TSP in the cluster, EHPA targets first within
+ * their namespace under the bound.
  */
-export async function predictionSamples(sources: Pick<ExporterSources, 'listEhpas' | 'listTsps'>, nowMs: number): Promise<ExportedSample[]> {
-  const out = new Map<string, ExportedSample>();
-  const seenTargets = new Set<string>();
-  for (const e of await sources.listEhpas()) {
-    const namespace = e.metadata.namespace ?? '';
-    const target = { kind: e.spec.scaleTargetRef.kind, name: e.spec.scaleTargetRef.name, namespace };
-    const key = JSON.stringify(target);
-    if (seenTargets.has(key)) continue;
-    seenTargets.add(key);
-    const tsps = await sources.listTsps(namespace);
-    const rids = new Set<string>();
-    for (const t of tsps) {
-      if (!tspTargets(t, target.kind, target.name, namespace)) continue;
-      for (const m of t.status?.predictionMetrics ?? []) rids.add(m.resourceIdentifier);
-    }
-    for (const rid of rids) {
-      const a = predictionAnswer(tsps, target, rid, nowMs);
-      // A forecast that stepped aside is exported as the adapter serves it (0: the HPA scales on its other
-      // metrics); a missing series would instead stop the HPA's scale-downs (one metric unavailable).
-      const steppedAside = !a.ok && a.status === 503 && stepsAside(a.reason);
-      if (!a.ok && !steppedAside) continue;
-      const algorithm = a.tsp.spec.predictionMetrics?.find((m) => m.resourceIdentifier === rid)?.algorithm?.algorithmType ?? '';
-      const labels = { targetKind: target.kind, targetName: target.name, targetNamespace: namespace, resourceIdentifier: rid, algorithm };
-      out.set(JSON.stringify(labels), { labels, value: a.ok ? Number(a.milli) / 1000 : STEPPED_ASIDE_VALUE });
-    }
-  }
-  return [...out.values()];
+export async function tspSeriesFromSources(
+  sources: Pick<ExporterSources, 'listEhpas' | 'listTsps'>,
+  nowMs: number,
+  maxPairs = DEFAULT_MAX_PAIRS,
+): Promise<{ series: TspSeries[]; leftOut: number }> {
+  const ehpaTargets = new Set((await sources.listEhpas()).map((e) => targetKey(e.metadata.namespace ?? '', e.spec.scaleTargetRef.kind, e.spec.scaleTargetRef.name)));
+  return tspSeries(await sources.listTsps(), nowMs, { maxPairs, ehpaTargets });
 }
 
-/** Registers both gauges; each is recomputed from the caches when /metrics is scraped. */
-export function registerCraneExporter(registry: Registry, opts: CraneExporterOptions): void {
+/** `crane_autoscaling_prediction` samples at `nowMs`, valued as the adapter answers each selector. */
+export async function predictionSamples(sources: Pick<ExporterSources, 'listEhpas' | 'listTsps'>, nowMs: number): Promise<ExportedSample[]> {
+  const { series } = await tspSeriesFromSources(sources, nowMs);
+  return series.flatMap((s) => (s.prediction === undefined ? [] : [{ labels: s.labels, value: s.prediction }]));
+}
+
+/** Help texts: Crane's, then what the number is here. */
+export const PREDICTION_HELP = 'external metrics value of prediction for HorizontalPodAutoscaler: the largest forecast in the prediction window, as the adapter serves it';
+export const PREDICTION_TSP_METRIC = 'crane_prediction_tsp';
+export const PREDICTION_TSP_HELP = 'model metrics value of tsp for Prediction: the first forecast point at or after now, at its own time';
+
+/**
+ * Both TSP families as exposition text (crane_prediction_tsp needs its own timestamps, which prom-client
+ * cannot write). crane_autoscaling_prediction is left for the scrape to stamp, so it goes stale at once when
+ * a forecast stops being served; an explicit timestamp, as Crane writes, would keep the last value for
+ * Prometheus' 5-minute lookback.
+ */
+export function tspSeriesText(series: readonly TspSeries[]): Promise<string> {
+  return expositionTextSliced([
+    { name: PREDICTION_METRIC_HEAD, help: PREDICTION_HELP, type: 'gauge', samples: series.flatMap((s) => (s.prediction === undefined ? [] : [{ labels: s.labels, value: s.prediction }])) },
+    { name: PREDICTION_TSP_METRIC, help: PREDICTION_TSP_HELP, type: 'gauge', samples: series.flatMap((s) => (s.next ? [{ labels: s.labels, value: s.next.value, timestampMs: s.next.timestampMs }] : [])) },
+  ]);
+}
+
+/**
+ * Registers the cron gauges in `registry` and returns the TSP families' text for /metrics
+ * (health-server.ts `extraText`); each is recomputed from the caches when /metrics is scraped.
+ */
+export function registerCraneExporter(registry: Registry, opts: CraneExporterOptions): { text(): Promise<string> } {
   const ready = opts.ready ?? (() => true);
   // prom-client collects every metric of a scrape concurrently: the cron gauge and the skipped gauge share
   // one pass (whichever asks first starts it), so they always describe the same computation.
@@ -154,15 +167,23 @@ export function registerCraneExporter(registry: Registry, opts: CraneExporterOpt
       this.set((await cronPass()).errors);
     },
   });
-  new Gauge({
-    name: PREDICTION_METRIC_HEAD,
-    help: 'external metrics value of prediction for HorizontalPodAutoscaler: the largest forecast in the prediction window',
-    labelNames: PREDICTION_LABELS,
+  const leftOut = new Gauge({
+    name: 'ehpa_adapter_exporter_left_out_forecasts',
+    help: 'TSP (target, resourceIdentifier) pairs left out of crane_autoscaling_prediction and crane_prediction_tsp at the last scrape by the exporter\'s bound (10,000 pairs shared fairly between namespaces)',
     registers: [registry],
-    async collect() {
-      const samples = ready() ? await predictionSamples(opts.sources, opts.now()) : [];
-      this.reset();
-      for (const s of samples) this.set(s.labels, s.value);
-    },
   });
+  // Two scrapes at once share one pass over the TSPs.
+  let tspPass: Promise<string> | undefined;
+  const text = () => {
+    tspPass ??= (async () => {
+      if (!ready()) return '';
+      const r = await tspSeriesFromSources(opts.sources, opts.now(), opts.maxPairs);
+      leftOut.set(r.leftOut);
+      return tspSeriesText(r.series);
+    })().finally(() => {
+      tspPass = undefined;
+    });
+    return tspPass;
+  };
+  return { text };
 }

@@ -14,7 +14,7 @@ import { workloadScaleAccess } from '../ehpa/workload-scale.ts';
 export interface ClusterReads {
   getEhpa(namespace: string, name: string): EffectiveHorizontalPodAutoscaler | undefined;
   listEhpas(namespace?: string): readonly EffectiveHorizontalPodAutoscaler[];
-  listTsps(namespace: string): readonly TimeSeriesPrediction[];
+  listTsps(namespace?: string): readonly TimeSeriesPrediction[];
   listPods(namespace: string, selector: { matches(labels: Readonly<Record<string, string>> | undefined): boolean }): readonly PodLike[];
   getScaleReplicas(namespace: string, ref: CrossVersionObjectReference): Promise<number | undefined>;
   /** These three caches have their first list (other loops' informers, e.g. events, do not count). */

@@ -23,7 +23,7 @@ export const SERVE_ADAPTER_FLAGS = [
   { name: 'adapter', type: 'bool', default: true, help: 'serve custom.metrics.k8s.io and external.metrics.k8s.io on --secure-port' },
   {
     name: 'crane-exporter', type: 'bool', default: true,
-    help: 'export crane_autoscaling_cron and crane_autoscaling_prediction on /metrics for prometheus-adapter (manifests/components/prometheus-adapter); with --adapter=false this is how the HPA gets them',
+    help: 'export craned\'s series on /metrics for prometheus-adapter (manifests/components/prometheus-adapter): crane_autoscaling_cron per EHPA with crons, crane_autoscaling_prediction and crane_prediction_tsp for every TimeSeriesPrediction (at most 10,000 target/resourceIdentifier pairs, shared fairly between namespaces); with --adapter=false this is how the HPA gets them',
   },
   ...ADAPTER_FLAGS,
 ] as const satisfies readonly FlagSpec[];
@@ -114,17 +114,19 @@ export async function startAdapterInServe(o: {
 }
 
 /**
- * Exporter mode: the two Crane series on the operations port's /metrics, computed on scrape from the shared
- * caches (registers the EHPA, TSP and pod informers if no other loop has; the caller starts them).
+ * Exporter mode: craned's series on the operations port's /metrics, computed on scrape from the shared
+ * caches (registers the EHPA, TSP and pod informers if no other loop has; the caller starts them). The cron
+ * gauges go into `registry`; the TSP series, which carry their own timestamps, come back as text for the
+ * health server to append.
  */
 export function registerCraneExporterInServe(o: {
   flags: FlagsOf<typeof SERVE_ADAPTER_FLAGS>;
   ctx: KubeContext;
   registry: Registry;
   now?: () => number;
-}): void {
+}): { text(): Promise<string> } {
   const reads = clusterReads(o.ctx);
-  registerCraneExporter(o.registry, {
+  return registerCraneExporter(o.registry, {
     sources: reads,
     localZone: resolveLocalZone(o.flags['cron-local-timezone']),
     semantics: o.flags['cron-semantics'],

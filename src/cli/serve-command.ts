@@ -58,10 +58,11 @@ export const serveCommand = defineCommand({
       readiness.set('adapter-caches', () => (started.cachesSynced() ? { ok: true } : { ok: false, reason: 'informer caches not synced' }));
       log.info({ port: adapter.port }, 'metrics adapter listening');
     }
+    const extraText: (() => Promise<string>)[] = [];
     if (flags['crane-exporter'] && ctx) {
       // Exporter mode (prometheus-adapter owns external.metrics.k8s.io): computed on scrape from the caches,
       // so they run even when neither the adapter nor any controller does (`--adapter=false --controllers=`).
-      registerCraneExporterInServe({ flags, ctx, registry });
+      extraText.push(registerCraneExporterInServe({ flags, ctx, registry }).text);
       ctx.informers.startAll();
     }
     const health = await startHealthServer({
@@ -69,6 +70,7 @@ export const serveCommand = defineCommand({
       host: flags['metrics-bind-address'],
       registry,
       readiness,
+      extraText,
     });
     log.info({ port: health.port }, 'operations endpoint listening');
     const signal = await io.stopSignal;

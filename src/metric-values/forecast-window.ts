@@ -51,6 +51,24 @@ export function maxForecastInWindow(
   return { ok: true, largest: Math.max(0, largest) };
 }
 
+/**
+ * The first forecast point at or after now (unix seconds), as craned's `crane_prediction_tsp` publishes it
+ * (§C.6): its value read at float64 as Crane does there, and its own, future, timestamp. Unlike Crane, a
+ * point whose value is not a finite number is skipped (Crane skips only unparseable ones and exports NaN),
+ * and a negative value is 0 (usage cannot be negative; the window maximum never goes below 0 either).
+ */
+export function nextForecastPoint(metric: PredictionMetricStatus, nowMs: number): { value: number; timestampMs: number } | undefined {
+  const now = Math.floor(nowMs / 1000);
+  let best: { value: number; timestamp: number } | undefined;
+  // One pass, not a sort: statuses are written in time order, but a sort would cost n log n per scrape.
+  for (const s of metric.prediction?.[0]?.samples ?? []) {
+    if (s.timestamp < now || (best && s.timestamp >= best.timestamp)) continue;
+    const v = Number.parseFloat(s.value);
+    if (Number.isFinite(v)) best = { value: Math.max(0, v), timestamp: s.timestamp };
+  }
+  return best && { value: best.value, timestampMs: best.timestamp * 1000 };
+}
+
 /** Crane v0.2–v0.7: each available pod gets round(total × 1000 / pods) millicores (§C.3). */
 export function perPodMillis(totalCores: number, availablePods: number): number {
   if (availablePods <= 0) throw new RangeError('no available pods to split the forecast over');

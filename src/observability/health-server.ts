@@ -17,6 +17,11 @@ export async function startHealthServer(opts: {
   host?: string;
   registry: Registry;
   readiness?: Map<string, ReadinessCheck>;
+  /**
+   * Exposition text appended after the registry's (exposition-text.ts), for series with their own timestamps.
+   * Computed before the registry's text so a registry gauge that one of them sets describes this scrape.
+   */
+  extraText?: ReadonlyArray<() => Promise<string>>;
 }): Promise<HealthServer> {
   const app = express();
   app.disable('x-powered-by');
@@ -36,7 +41,8 @@ export async function startHealthServer(opts: {
     else res.type('text/plain').send('ok');
   });
   app.get('/metrics', async (_req, res) => {
-    res.type(opts.registry.contentType).send(await opts.registry.metrics());
+    const extra = await Promise.all((opts.extraText ?? []).map((f) => f()));
+    res.type(opts.registry.contentType).send((await opts.registry.metrics()) + extra.join(''));
   });
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(opts.port, opts.host ?? '0.0.0.0', (err?: Error) => (err ? reject(err) : resolve(s)));

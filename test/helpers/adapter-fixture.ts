@@ -57,8 +57,8 @@ export class MapSources implements AdapterSources {
   listEhpas(ns?: string) {
     return this.ehpas.filter((e) => ns === undefined || e.metadata.namespace === ns);
   }
-  listTsps(ns: string) {
-    return this.tsps.filter((t) => t.metadata.namespace === ns);
+  listTsps(ns?: string) {
+    return this.tsps.filter((t) => ns === undefined || t.metadata.namespace === ns);
   }
   listPods(ns: string, selector: LabelSelector) {
     return this.pods.filter((p) => p.metadata.namespace === ns && selector.matches(p.metadata.labels));

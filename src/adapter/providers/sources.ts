@@ -14,7 +14,8 @@ export interface AdapterSources {
   getEhpa(namespace: string, name: string): MaybePromise<EffectiveHorizontalPodAutoscaler | undefined>;
   /** Every EHPA in `namespace`, or in all namespaces when it is undefined. */
   listEhpas(namespace?: string): MaybePromise<readonly EffectiveHorizontalPodAutoscaler[]>;
-  listTsps(namespace: string): MaybePromise<readonly TimeSeriesPrediction[]>;
+  /** Every TSP in `namespace`, or in all namespaces when it is undefined (the exporter's case). */
+  listTsps(namespace?: string): MaybePromise<readonly TimeSeriesPrediction[]>;
   /** Pods in `namespace` whose labels match `selector` (the selector's `matches` is the reference). */
   listPods(namespace: string, selector: LabelSelector): MaybePromise<readonly PodLike[]>;
   /** spec.replicas of the scale subresource of `ref` in `namespace`; undefined if it cannot be read. */

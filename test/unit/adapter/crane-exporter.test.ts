@@ -23,8 +23,10 @@ function withAlgorithm(t: ReturnType<typeof tsp>, algorithmType: string) {
 
 async function scrape(sources: MapSources, opts: { ready?: () => boolean; now?: number } = {}): Promise<string> {
   const registry = new Registry();
-  registerCraneExporter(registry, { sources, localZone: 'UTC', now: () => opts.now ?? NOW, ...(opts.ready ? { ready: opts.ready } : {}) });
-  return registry.metrics();
+  const exporter = registerCraneExporter(registry, { sources, localZone: 'UTC', now: () => opts.now ?? NOW, ...(opts.ready ? { ready: opts.ready } : {}) });
+  // As health-server.ts serves /metrics: the TSP families' text first computed, then appended.
+  const text = await exporter.text();
+  return (await registry.metrics()) + text;
 }
 
 describe('crane exporter (exporter mode for prometheus-adapter)', () => {
@@ -150,11 +152,9 @@ describe('crane exporter (exporter mode for prometheus-adapter)', () => {
     s.ehpas.push(ehpa({ crons: [DAY] }, 'web'));
     s.tsps.push(tsp(NOW, [1]));
     let synced = false;
-    const registry = new Registry();
-    registerCraneExporter(registry, { sources: s, localZone: 'UTC', now: () => NOW, ready: () => synced });
-    expect(await registry.metrics()).not.to.match(/^crane_autoscaling_(cron|prediction)\{/m);
+    expect(await scrape(s, { ready: () => synced })).not.to.match(/^crane_(autoscaling_cron|autoscaling_prediction|prediction_tsp)\{/m);
     synced = true;
-    const text = await registry.metrics();
+    const text = await scrape(s, { ready: () => synced });
     expect(text).to.match(/^crane_autoscaling_cron\{.*\} 7$/m);
     expect(text).to.match(/^crane_autoscaling_prediction\{.*\} 1$/m);
   });

@@ -41,6 +41,27 @@ describe('operations endpoint', () => {
     }
   });
 
+  it('appends extraText after the registry\'s series, computed before them (so a gauge it sets is current)', async () => {
+    const registry = createMetricsRegistry({ defaultMetrics: false });
+    const g = new Counter({ name: 'ehpa_adapter_extra_calls_total', help: 'test', registers: [registry] });
+    const server = await startHealthServer({
+      port: 0,
+      host: '127.0.0.1',
+      registry,
+      extraText: [async () => {
+        g.inc();
+        return '# HELP crane_prediction_tsp t\n# TYPE crane_prediction_tsp gauge\ncrane_prediction_tsp{a="b"} 1.5 1767781860000\n';
+      }],
+    });
+    try {
+      const m = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+      expect(m).to.match(/^ehpa_adapter_extra_calls_total 1$/m);
+      expect(m.endsWith('crane_prediction_tsp{a="b"} 1.5 1767781860000\n')).to.equal(true);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('`ehpa-adapter serve --metrics-port 0` answers /healthz and /metrics and stops on SIGTERM', async () => {
     assertBuildFresh(ROOT);
     const p = spawn(process.execPath, [BIN, 'serve', '--metrics-port', '0', '--metrics-bind-address', '127.0.0.1', '--adapter=false', '--controllers='], {
