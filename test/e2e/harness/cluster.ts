@@ -14,7 +14,7 @@ import {
   etcdUrl, grantControllerManager, NODE_CONTROLLER_ROLES, NODE_CONTROLLERS, startApiserver, startControllerManager, startEtcd, type ApiserverConfig, type ControllerManagerConfig,
 } from './control-plane.ts';
 import { loadKubeConfig, writeKubeconfig } from './kubeconfig.ts';
-import { finalCpuSeconds, parseTraceCsv, shiftTrace, type BackfillGauge, type BackfillSeries } from './openmetrics.ts';
+import { finalCpuSeconds, parseTraceCsv, shiftTrace, type BackfillCounter, type BackfillGauge, type BackfillSeries } from './openmetrics.ts';
 import { freePort, freePorts } from './ports.ts';
 import { tailLog, type ManagedProcess } from './processes.ts';
 import {
@@ -25,6 +25,7 @@ import { restClient, type RestClient } from './rest.ts';
 import { registerAdapterRoute, unregisterAdapterRoute, waitAdapterAvailable, type AdapterRoute } from './aggregation.ts';
 import { startAdapterProcess, type AdapterProcess } from './adapter-process.ts';
 import { kwokBinaries, startKwokStack, type KwokStack } from './kwok.ts';
+import { liveNodeSeries, nodeCpuCounters, nodeMemoryGauges, nodeUsageFromTrace, type NodeExporterBackfill, type NodeUsage } from './node-exporter.ts';
 
 /** A trace backfilled into Prometheus as one container's cAdvisor series. */
 export interface TraceBackfill {
@@ -72,10 +73,14 @@ export interface ClusterOptions {
   kubelet?: boolean;
   /** Number of fake Nodes (default 1), one kwok process each. */
   kwokNodes?: number;
+  /** Their names (default `kwok-node-<i>`), e.g. the Node a manifest names. */
+  kwokNodeNames?: readonly string[];
   /** Start Prometheus and the usage exporter (default true). */
   prometheus?: boolean;
   traces?: TraceBackfill[];
   gaugeTraces?: GaugeTraceBackfill[];
+  /** node-exporter-shaped history (and live series) for Nodes, from machine-level traces (harness/node-exporter.ts). */
+  nodeExporter?: NodeExporterBackfill[];
   scrapeIntervalSeconds?: number;
   hpaSyncPeriod?: string;
   hpaDownscaleStabilization?: string;
@@ -126,6 +131,8 @@ export interface Cluster {
   promUrl: string;
   /** What was backfilled: per trace, the shifted first/last sample times (unix s), step and count. */
   backfilled: { namespace: string; pod: string; container: string; firstTs: number; lastTs: number; step: number; points: number }[];
+  /** Per `nodeExporter` entry, the usage it fed: busy cores and used bytes at each backfilled sample. */
+  nodeUsage: NodeUsage[];
   /** kube-scheduler, kwok and metrics-server (undefined with `kubelet: false`). */
   kwok: KwokStack | undefined;
   timings: StartTimings;
@@ -224,6 +231,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       : undefined;
     let prometheusMs = 0;
     const backfilled: Cluster['backfilled'] = [];
+    const nodeUsage: NodeUsage[] = [];
     const promReady = (async () => {
       if (!promCfg) return;
       const tp = Date.now();
@@ -239,7 +247,20 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         });
       }
       const gauges = await Promise.all((opts.gaugeTraces ?? []).map(async (g) => gaugeFromTrace(g, await readFile(g.file, 'utf8'), nowSec)));
-      if (series.length || gauges.length) await backfill({ promtool: binaries.promtool, dataDir: promCfg.dataDir, workDir: dir, series, gauges });
+      const counters: BackfillCounter[] = [];
+      for (const n of opts.nodeExporter ?? []) {
+        const u = nodeUsageFromTrace(n, await readFile(n.file, 'utf8'), nowSec - (n.endsAgoSeconds ?? 120));
+        nodeUsage.push(u);
+        counters.push(...nodeCpuCounters(u));
+        gauges.push(...nodeMemoryGauges(u));
+      }
+      if (series.length || gauges.length || counters.length) await backfill({ promtool: binaries.promtool, dataDir: promCfg.dataDir, workDir: dir, series, gauges, counters });
+      (opts.nodeExporter ?? []).forEach((n, i) => {
+        if (n.continueLive === false) return;
+        const live = liveNodeSeries(nodeUsage[i]!, Date.now() / 1000);
+        for (const c of live.counters) exporter!.setCounter('node_cpu_seconds_total', c.labels, c.perSecond, c.start);
+        for (const g of live.gauges) exporter!.setGauge(g.name, g.labels, g.value);
+      });
       (opts.gaugeTraces ?? []).forEach((g, i) => {
         const points = gauges[i]!.points;
         if (g.continueLive !== false) exporter!.setGauge(g.name, g.labels, points[points.length - 1]!.value);
@@ -283,7 +304,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
 
     if (nodes) {
       kwok = await startKwokStack({
-        admin, kubeconfigPath, adminCert: pki.admin, dir, logDir, nodes: opts.kwokNodes ?? 1,
+        admin, kubeconfigPath, adminCert: pki.admin, dir, logDir, nodes: opts.kwokNodes ?? opts.kwokNodeNames?.length ?? 1,
+        ...(opts.kwokNodeNames ? { nodeNames: opts.kwokNodeNames } : {}),
         tls: { certPath: pki.apiserver.certPath, keyPath: pki.apiserver.keyPath },
       }, await kwokBinaries());
     }
@@ -331,6 +353,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       adapterIdentity, adapterPort,
       promUrl: `http://127.0.0.1:${promPort}`,
       backfilled,
+      nodeUsage,
       kwok,
       timings: {
         binariesMs: tBin - t0, pkiMs: tPki - tBin, etcdMs: tA - tE, apiserverMs: tK - tA, controllerManagerMs: tKDone - tK,

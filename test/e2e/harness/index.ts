@@ -4,6 +4,7 @@ export { locateBinaries, controlPlaneDir, prometheusAdapterBinary, REPO_ROOT, ty
 export { restClient, type RestClient, type RawResponse } from './rest.ts';
 export { queryRange, queryInstant, SCRAPE_LABELS, KUBELET_RESOURCE_METRICS_PATH, type Usage, type ScrapeTarget } from './prometheus.ts';
 export { parseTraceCsv, shiftTrace, toOpenMetrics, cumulativeCpuSeconds } from './openmetrics.ts';
+export { NODE_EXPORTER_JOB, type NodeExporterBackfill, type NodeUsage } from './node-exporter.ts';
 export { METRICS_API_SERVICES } from './aggregation.ts';
 export { loadKustomization, applyObjects, applyComponent, MANIFESTS_DIR } from './manifests.ts';
 export { waitFor } from './processes.ts';

@@ -45,6 +45,9 @@ export interface KwokStackConfig {
   logDir: string;
   tls: { certPath: string; keyPath: string };
   nodes: number;
+  /** The Nodes' names (default `kwok-node-<i>`); `nodes` of them. A test that applies a manifest naming a
+   *  Node as written (Crane's TSP tutorial names `192.168.56.166`) gives that name here. */
+  nodeNames?: readonly string[];
   /** metrics-server --metric-resolution (its minimum, 10 s, by default). */
   metricResolution?: string;
 }
@@ -220,7 +223,7 @@ export async function startKwokStack(cfg: KwokStackConfig, bins: KwokBinaries): 
   try {
     const ports = await freePorts(2 + cfg.nodes);
     const [schedulerPort, metricsServerPort] = ports as [number, number];
-    const nodeNames = Array.from({ length: cfg.nodes }, (_, i) => `kwok-node-${i}`);
+    const nodeNames = Array.from({ length: cfg.nodes }, (_, i) => cfg.nodeNames?.[i] ?? `kwok-node-${i}`);
 
     const scheduler = startProcess({
       name: 'kube-scheduler', command: bins.kubeScheduler, logDir: cfg.logDir,

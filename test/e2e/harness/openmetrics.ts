@@ -30,6 +30,15 @@ export interface BackfillGauge {
   points: TracePoint[];
 }
 
+/** Any other counter backfilled as its running total (node-exporter's `node_cpu_seconds_total`), own labels. */
+export interface BackfillCounter {
+  /** The OpenMetrics family: the sample name without `_total`. */
+  family: string;
+  labels: Record<string, string>;
+  /** The counter's value (not the rate) at each point. */
+  points: TracePoint[];
+}
+
 /** Parse a `ts,value` CSV (unix seconds) with an optional header line. */
 export function parseTraceCsv(text: string): TracePoint[] {
   const out: TracePoint[] = [];
@@ -79,7 +88,7 @@ export function cumulativeCpuSeconds(points: TracePoint[], start = 0): number[] 
   return out;
 }
 
-export function toOpenMetrics(series: BackfillSeries[], gauges: readonly BackfillGauge[] = []): string {
+export function toOpenMetrics(series: BackfillSeries[], gauges: readonly BackfillGauge[] = [], counters: readonly BackfillCounter[] = []): string {
   const lines: string[] = [];
   lines.push('# HELP container_cpu_usage_seconds Cumulative cpu time consumed in seconds.');
   lines.push('# TYPE container_cpu_usage_seconds counter');
@@ -101,6 +110,13 @@ export function toOpenMetrics(series: BackfillSeries[], gauges: readonly Backfil
     for (const g of gauges.filter((x) => x.name === name)) {
       const l = labelText(g.labels);
       for (const p of g.points) lines.push(`${name}{${l}} ${p.value} ${p.ts}`);
+    }
+  }
+  for (const family of [...new Set(counters.map((c) => c.family))]) {
+    lines.push(`# TYPE ${family} counter`);
+    for (const c of counters.filter((x) => x.family === family)) {
+      const l = labelText(c.labels);
+      for (const p of c.points) lines.push(`${family}_total{${l}} ${p.value.toFixed(6)} ${p.ts}`);
     }
   }
   lines.push('# EOF');

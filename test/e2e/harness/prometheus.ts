@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startProcess, waitFor, type ManagedProcess } from './processes.ts';
-import { toOpenMetrics, type BackfillGauge, type BackfillSeries } from './openmetrics.ts';
+import { toOpenMetrics, type BackfillCounter, type BackfillGauge, type BackfillSeries } from './openmetrics.ts';
 
 const run = promisify(execFile);
 
@@ -36,12 +36,19 @@ export interface UsageExporter {
   remove(namespace: string, pod: string, container?: string): void;
   /** Any other gauge series (e.g. kube-state-metrics' `kube_pod_labels`); `undefined` removes it. */
   setGauge(name: string, labels: Record<string, string>, value: number | undefined): void;
+  /**
+   * Any other counter series (node-exporter's `node_cpu_seconds_total`): from `start` it grows by
+   * `perSecond` of wall time, read at each scrape; a later call changes the rate and keeps the total.
+   */
+  setCounter(name: string, labels: Record<string, string>, perSecond: number, start?: number): void;
   close(): Promise<void>;
 }
 
 export async function startUsageExporter(now: () => number = Date.now): Promise<UsageExporter> {
   const series = new Map<string, LiveSeries & { labels: [string, string, string] }>();
   const gauges = new Map<string, { name: string; labels: string; value: number }>();
+  const counters = new Map<string, { name: string; labels: string; perSecond: number; total: number; at: number }>();
+  const labelText = (labels: Record<string, string>) => Object.keys(labels).sort().map((k) => `${k}="${labels[k]!.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',');
   const advance = (s: LiveSeries) => {
     const t = now();
     s.cpuSeconds += (s.cpuCores * (t - s.at)) / 1000;
@@ -62,6 +69,12 @@ export async function startUsageExporter(now: () => number = Date.now): Promise<
       mem.push(`container_memory_working_set_bytes{${l}} ${Math.round(s.memBytes)}`);
     }
     const other = [...gauges.values()].map((g) => `${g.name}{${g.labels}} ${g.value}`);
+    const t = now();
+    for (const c of counters.values()) {
+      c.total += (c.perSecond * (t - c.at)) / 1000;
+      c.at = t;
+      other.push(`${c.name}{${c.labels}} ${c.total.toFixed(6)}`);
+    }
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
     res.end(`${cpu.join('\n')}\n${mem.join('\n')}\n${other.map((l) => `${l}\n`).join('')}`);
   });
@@ -88,10 +101,23 @@ export async function startUsageExporter(now: () => number = Date.now): Promise<
       });
     },
     setGauge(name, labels, value) {
-      const text = Object.keys(labels).sort().map((k) => `${k}="${labels[k]!.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',');
+      const text = labelText(labels);
       const key = `${name}{${text}}`;
       if (value === undefined) gauges.delete(key);
       else gauges.set(key, { name, labels: text, value });
+    },
+    setCounter(name, labels, perSecond, start = 0) {
+      const text = labelText(labels);
+      const key = `${name}{${text}}`;
+      const c = counters.get(key);
+      const t = now();
+      if (c) {
+        c.total += (c.perSecond * (t - c.at)) / 1000;
+        c.at = t;
+        c.perSecond = perSecond;
+      } else {
+        counters.set(key, { name, labels: text, perSecond, total: start, at: t });
+      }
     },
     remove(namespace, pod, container) {
       for (const key of [...series.keys()]) {
@@ -105,12 +131,15 @@ export async function startUsageExporter(now: () => number = Date.now): Promise<
   };
 }
 
-export async function backfill(opts: { promtool: string; dataDir: string; workDir: string; series: BackfillSeries[]; gauges?: BackfillGauge[] }): Promise<void> {
+export async function backfill(opts: {
+  promtool: string; dataDir: string; workDir: string; series: BackfillSeries[]; gauges?: BackfillGauge[]; counters?: BackfillCounter[];
+}): Promise<void> {
   await mkdir(opts.dataDir, { recursive: true });
   const withScrapeLabels = opts.series.map((s) => ({ ...s, labels: { ...SCRAPE_LABELS, ...s.labels } }));
   const gauges = (opts.gauges ?? []).map((g) => ({ ...g, labels: { ...SCRAPE_LABELS, ...g.labels } }));
+  const counters = (opts.counters ?? []).map((c) => ({ ...c, labels: { ...SCRAPE_LABELS, ...c.labels } }));
   const file = join(opts.workDir, 'backfill.om');
-  await writeFile(file, toOpenMetrics(withScrapeLabels, gauges));
+  await writeFile(file, toOpenMetrics(withScrapeLabels, gauges, counters));
   try {
     await run(opts.promtool, ['tsdb', 'create-blocks-from', 'openmetrics', file, opts.dataDir], { maxBuffer: 16 << 20, timeout: 10 * 60_000 });
   } catch (err) {
