@@ -12,7 +12,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { cpuByCommand, cpuSpentSince, createDeployment, createNamespace, waitFor, waitHpa, waitReplicas, type AdapterProcess, type RestClient } from '../e2e/harness/index.ts';
+import { cpuByCommand, cpuSpentSince, createDeployment, createNamespace, installManifestFlowControl, waitFor, waitHpa, waitReplicas, type AdapterProcess, type RestClient } from '../e2e/harness/index.ts';
 import { CRANE_TRACES, useCluster } from '../e2e/helpers.ts';
 import { startPodCpu, type PodCpu } from '../e2e/pod-cpu.ts';
 import { cronSelector, cronWindowNow, ehpaObject, ehpaPath, installForServe, post, startServe, tspPath, waitObj, type Obj } from '../e2e/scenario-helpers.ts';
@@ -161,6 +161,9 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     await createDeployment(c, VICTIM, 'web', { replicas: 1, cpuRequest: '200m' });
     // mallory's own workload, which her EHPAs target.
     await createDeployment(c, MALLORY, 'web', { replicas: 1, cpuRequest: '100m' });
+    // HOSTILE_APF=1: with the FlowSchema and PriorityLevelConfiguration of manifests/flow-control.yaml, to
+    // compare (docs/security.md reports the suite both ways).
+    if (process.env.HOSTILE_APF === '1') await installManifestFlowControl(c);
     // HOSTILE_SERVE_ARGS: extra flags for serve, to compare defences (e.g. --tenant-status-bytes-per-second=0).
     serve = await startServe(c, 'serve-hostile', process.env.HOSTILE_SERVE_ARGS?.split(' ').filter(Boolean) ?? []);
     // victim: a cron window for the whole suite (3 replicas) and a forecast on its CPU.
@@ -283,7 +286,7 @@ describe('e2e: a hostile tenant cannot stall, starve or read another namespace',
     expect(loopP99, 'serve event-loop p99 during the attack').to.be.below(100);
     const before = p99(latencies.before);
     const during = p99(latencies.during);
-    console.log(`      victim p99 before ${before.toFixed(1)} ms, during ${during.toFixed(1)} ms; serve max RSS ${(maxRss / 2 ** 20).toFixed(0)} MiB`);
+    console.log(`      victim p99 before ${before.toFixed(1)} ms, during ${during.toFixed(1)} ms (FlowSchema ${process.env.HOSTILE_APF === '1' ? 'on' : 'off'}); serve max RSS ${(maxRss / 2 ** 20).toFixed(0)} MiB`);
     // When the slow answers came: requests over twice the baseline p99, by second of the attack (the
     // sampler's schedule is fixed, so a request's index says when it was due).
     const slowBySecond = new Map<number, number>();

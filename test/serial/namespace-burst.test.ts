@@ -10,9 +10,13 @@
 // - then 300 more EHPAs and serve is killed (SIGKILL) and restarted: every one of the 2,300 EHPAs has a status
 //   within RESTART_CONVERGE_MS, and the victim's reads through the aggregator never get a 404 meanwhile.
 // BURST_EHPAS sets the count (default 2,000); BURST_APF=0 leaves out the FlowSchema and
-// PriorityLevelConfiguration of manifests/flow-control.yaml, to compare.
+// PriorityLevelConfiguration of manifests/flow-control.yaml, to compare. BURST_PIN=1 gives serve one core
+// and the control plane (etcd, kube-apiserver, kube-controller-manager, kwok, Prometheus, ...) the other,
+// as in a cluster where serve runs on a node and the control plane on its own machines: it separates what
+// serve's own work costs the victim from what two cores shared with the whole control plane cost.
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { cpuByCommand, cpuSpentSince, createDeployment, createNamespace, installManifestFlowControl, waitFor, type AdapterProcess } from '../e2e/harness/index.ts';
 import { CRANE_TRACES, useCluster } from '../e2e/helpers.ts';
@@ -24,6 +28,7 @@ const BURST = 'burst';
 const COUNT = Number(process.env.BURST_EHPAS ?? 2000);
 const CREATE_MS = 30_000;
 const WITH_APF = process.env.BURST_APF !== '0';
+const PIN = process.env.BURST_PIN === '1';
 const TRACE = fileURLToPath(new URL('input1.csv', CRANE_TRACES));
 const LAST_POINTS = 2 * 1440 + 120;
 /** Victim metric reads per second on each path (straight to serve, through the aggregator), open loop. */
@@ -73,6 +78,39 @@ function requestsSince(before: Map<string, number>, after: Map<string, number>):
   return [...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const).filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ');
 }
 
+/** The processes this test started (the control plane, Prometheus, kwok, serve), by walking /proc's parents. */
+function descendants(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return [...parent.keys()].filter((pid) => {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === root) return true;
+    return false;
+  });
+}
+
+/** serve (every thread) on CPU 0, every other process this test started on CPU 1. */
+function pinServeApart(servePid: number): string {
+  const others = descendants(process.pid).filter((p) => p !== servePid);
+  const pin = (cpu: string, pid: number) => {
+    try {
+      execFileSync('taskset', ['-a', '-p', '-c', cpu, String(pid)], { stdio: 'ignore' });
+    } catch {
+      // a short-lived child (a kubectl, a shell) ended before it could be pinned
+    }
+  };
+  pin('0', servePid);
+  for (const p of others) pin('1', p);
+  return `serve on CPU 0, ${others.length} other processes on CPU 1`;
+}
+
 const ready = (o: Obj | undefined) => o?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
 
 describe('e2e: one namespace with 2,000 EHPAs (a burst in 30 s, then kill -9 at 2,300) does not hold up another', function () {
@@ -100,6 +138,7 @@ describe('e2e: one namespace with 2,000 EHPAs (a burst in 30 s, then kill -9 at 
     await createDeployment(c, VICTIM, 'late', { replicas: 1, cpuRequest: '200m' });
     await createDeployment(c, BURST, 'web', { replicas: 1, cpuRequest: '100m' });
     serve = await startServe(c, 'serve-burst');
+    if (PIN) console.log(`      pinned: ${pinServeApart(serve.pid as number)}`);
     const e = await post(c, ehpaPath(VICTIM), ehpaObject(VICTIM, 'web', 'web', predictionSpec([cronWindowNow('all-suite', 60, 2).cron])));
     const uid = e.metadata.uid as string;
     await waitObj(c, tspPath(VICTIM, 'ehpa-web'), 'victim TSP Ready', ready, 240_000);
