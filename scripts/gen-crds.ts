@@ -22,6 +22,7 @@ import {
   str,
   type Schema,
 } from './crd-schemas.ts';
+import { cronMetricNameRule, cronScheduleRules, cronTimeZoneRule } from './crane-webhook-rules.ts';
 
 interface CrdInput {
   group: string;
@@ -78,9 +79,11 @@ const cronSpec = obj(
     // Defaulted so it can key the list: two unnamed crons collide, as Crane's webhook also refuses.
     name: str({ default: '', maxLength: BOUNDS.cronNameLength }),
     description: str({ maxLength: BOUNDS.descriptionLength }),
-    timezone: str({ maxLength: BOUNDS.timeZoneLength }),
-    start: str({ minLength: 1, maxLength: BOUNDS.cronExpressionLength }),
-    end: str({ minLength: 1, maxLength: BOUNDS.cronExpressionLength }),
+    // Crane's EHPA webhook refuses a zone or schedule Go cannot parse, on create and update: so do these
+    // rules (scripts/crane-webhook-rules.ts, docs/crane-behaviour.md §A.4).
+    timezone: str({ maxLength: BOUNDS.timeZoneLength, 'x-kubernetes-validations': [cronTimeZoneRule] }),
+    start: str({ minLength: 1, maxLength: BOUNDS.cronExpressionLength, 'x-kubernetes-validations': cronScheduleRules('start') }),
+    end: str({ minLength: 1, maxLength: BOUNDS.cronExpressionLength, 'x-kubernetes-validations': cronScheduleRules('end') }),
     targetReplicas: int32({ minimum: 0 }),
   },
   ['start', 'end'],
@@ -109,7 +112,7 @@ const ehpaSpec = boundEverything(obj(
     scaleStrategy: str({ default: 'Auto', enum: ['Auto', 'Preview'] }),
     specificReplicas: int32({ minimum: 0 }),
     metrics: arr(metricSpec(), { 'x-kubernetes-list-type': 'atomic' }),
-    crons: arr(cronSpec, { maxItems: BOUNDS.crons, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
+    crons: arr(cronSpec, { maxItems: BOUNDS.crons, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], 'x-kubernetes-validations': [cronMetricNameRule] }),
     behavior: hpaBehavior(),
     prediction: obj({
       predictionWindowSeconds: predictionWindowSeconds({ default: 3600 }),
@@ -184,9 +187,11 @@ const predictionMetric = obj(
   ['resourceIdentifier'],
   {
     'x-kubernetes-validations': [
-      { rule: "!has(self.type) || self.type != 'ExpressionQuery' || has(self.expressionQuery)", message: 'ExpressionQuery needs expressionQuery' },
-      { rule: "!has(self.type) || self.type != 'ResourceQuery' || has(self.resourceQuery)", message: 'ResourceQuery needs resourceQuery' },
-      { rule: "!has(self.type) || self.type != 'MetricQuery' || has(self.metricQuery)", message: 'MetricQuery needs metricQuery' },
+      // Crane's TSP webhook refuses these on create (docs/crane-behaviour.md §A.4); a metric without its query
+      // cannot be predicted, so they hold on update too.
+      { rule: "!has(self.type) || self.type != 'ExpressionQuery' || has(self.expressionQuery)", message: 'type ExpressionQuery needs expressionQuery: no query is specified for this metric' },
+      { rule: "!has(self.type) || self.type != 'ResourceQuery' || has(self.resourceQuery)", message: 'type ResourceQuery needs resourceQuery: no query is specified for this metric' },
+      { rule: "!has(self.type) || self.type != 'MetricQuery' || has(self.metricQuery)", message: 'type MetricQuery needs metricQuery: no query is specified for this metric' },
     ],
   },
 );

@@ -92,7 +92,7 @@ describe('charts/ehpa-adapter (helm template over the values matrix)', function 
       const objs = render(entry.render);
       expect(objs.length).to.be.greaterThan(10);
       const ns = entry.render.namespace ?? 'ehpa-system';
-      const clusterScoped = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'APIService', 'CustomResourceDefinition', 'FlowSchema', 'PriorityLevelConfiguration']);
+      const clusterScoped = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'APIService', 'CustomResourceDefinition', 'FlowSchema', 'PriorityLevelConfiguration', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
       for (const o of objs) {
         expect(o.metadata?.name, `${o.kind} without a name`).to.be.a('string').and.not.equal('');
         if (clusterScoped.has(o.kind!)) expect(o.metadata?.namespace, `${o.kind}/${o.metadata?.name}`).to.equal(undefined);
@@ -394,6 +394,18 @@ describe('charts/ehpa-adapter (helm template over the values matrix)', function 
     const covered = new Set(rule!.resourceRules.flatMap((r) => r.resources.flatMap((x) => r.apiGroups.map((g) => `${g}/${x}`))));
     for (const w of written) expect(covered.has(w), w).to.equal(true);
     expect(kinds(render({ set: ['apiPriorityAndFairness.enabled=false'] }), 'FlowSchema')).to.have.length(0);
+  });
+
+  it('admission policy: Crane\'s TSP window floor, on create only, bound with Deny; admissionPolicy.enabled=false drops it', () => {
+    const objs = render({});
+    const policy = one(objs, 'ValidatingAdmissionPolicy');
+    const binding = one(objs, 'ValidatingAdmissionPolicyBinding');
+    expect(policy.spec.matchConstraints.resourceRules).to.deep.equal([{ apiGroups: ['prediction.crane.io'], apiVersions: ['*'], operations: ['CREATE'], resources: ['timeseriespredictions'] }]);
+    expect(policy.spec.validations.map((v: { expression: string }) => v.expression)).to.deep.equal(['has(object.spec.predictionWindowSeconds) && object.spec.predictionWindowSeconds >= 600']);
+    expect(policy.spec.failurePolicy).to.equal('Fail');
+    expect(binding.spec).to.deep.equal({ policyName: policy.metadata!.name, validationActions: ['Deny'] });
+    const off = render({ set: ['admissionPolicy.enabled=false'] });
+    expect(kinds(off, 'ValidatingAdmissionPolicy').length + kinds(off, 'ValidatingAdmissionPolicyBinding').length).to.equal(0);
   });
 
   it('values.schema.json refuses what would render a broken install', () => {
