@@ -197,4 +197,68 @@ describe('e2e: exporter mode — prometheus-adapter owns external.metrics.k8s.io
     const h = await waitHpa(c, NS, 'reader', 'desired 3 from the forecast', (x) => x.status?.desiredReplicas === 3 && x.status.currentReplicas === 3);
     expect(h.status!.conditions!.find((x) => x.type === 'ScalingActive')).to.include({ status: 'True', reason: 'ValidMetricFound' });
   });
+
+  it('a TSP applied by hand (no EHPA) reaches Prometheus: crane_autoscaling_prediction and crane_prediction_tsp at its future time', async () => {
+    const c = env.cluster;
+    const rid = 'by-hand-cpu';
+    await post(c, tspPath(NS), {
+      apiVersion: 'prediction.crane.io/v1alpha1', kind: 'TimeSeriesPrediction',
+      metadata: { name: 'by-hand', namespace: NS },
+      spec: {
+        // targetRef.namespace left out, as users write it: the series still names this namespace.
+        targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+        predictionWindowSeconds: 3600,
+        predictionMetrics: [{
+          resourceIdentifier: rid, type: 'ResourceQuery', resourceQuery: 'cpu',
+          algorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '2d' } },
+        }],
+      },
+    });
+    await waitObj(c, tspPath(NS, 'by-hand'), 'hand-made TSP Ready', (t) => t.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True') ?? false, 300_000);
+    const labels = { targetKind: 'Deployment', targetName: 'web', targetNamespace: NS, resourceIdentifier: rid, algorithm: 'dsp' };
+
+    // 1. On serve's /metrics: the served value without a timestamp, the next point with its own, in the future.
+    const scrapedAt = Date.now();
+    const text = await (await fetch(`${serve!.metricsUrl}/metrics`)).text();
+    const labelText = `{targetKind="Deployment",targetName="web",targetNamespace="${NS}",resourceIdentifier="${rid}",algorithm="dsp"}`;
+    const line = (name: string) => text.split('\n').find((l) => l.startsWith(`${name}${labelText} `))?.split(' ').slice(1);
+    const served = line('crane_autoscaling_prediction');
+    const next = line('crane_prediction_tsp');
+    expect(served, 'crane_autoscaling_prediction line, without a timestamp').to.have.length(1);
+    expect(next, 'crane_prediction_tsp line, with a timestamp').to.have.length(2);
+    const nextTs = Number(next![1]);
+    expect(nextTs, 'the first point at or after now').to.be.at.least(Math.floor(scrapedAt / 1000) * 1000 - 5_000).and.below(scrapedAt + 120_000);
+    expect(Number(served![0])).to.be.greaterThan(0);
+    // The point is in the window whose maximum is served (to the served value's 7 significant digits).
+    expect(Number(next![0])).to.be.at.least(0).and.at.most(Number(served![0]) * (1 + 1e-6));
+
+    // 2. In Prometheus, with Crane's labels: the served value now, the model point at its own (future) time.
+    let inProm: { metric: Record<string, string>; value: [number, string] }[] = [];
+    await waitFor('the hand-made TSP\'s crane_autoscaling_prediction in Prometheus', async () => {
+      inProm = await queryInstant(c.promUrl, `crane_autoscaling_prediction{resourceIdentifier="${rid}"}`);
+      return inProm.length === 1;
+    }, { timeoutMs: 60_000 });
+    expect(inProm[0]!.metric).to.include({ ...labels, __name__: 'crane_autoscaling_prediction' });
+    let point: { metric: Record<string, string>; value: [number, string] }[] = [];
+    await waitFor('crane_prediction_tsp in Prometheus at its future timestamp', async () => {
+      point = await queryInstant(c.promUrl, `timestamp(crane_prediction_tsp{resourceIdentifier="${rid}"})`, Date.now() / 1000 + 180);
+      return point.length === 1;
+    }, { timeoutMs: 60_000 });
+    const storedTs = Number(point[0]!.value[1]) * 1000;
+    expect(point[0]!.metric).to.include(labels);
+    // Stored at a forecast point's own time, not a scrape time: on the grid of the TSP's predicted points (the
+    // status is rewritten every 5 s here, so the very point may have left it by now; its grid has not).
+    const byHand = (await c.admin.get(tspPath(NS, 'by-hand'))).json as TimeSeriesPrediction;
+    const pointTimes = (byHand.status?.predictionMetrics?.find((m) => m.resourceIdentifier === rid)?.prediction?.[0]?.samples ?? []).map((x) => x.timestamp * 1000);
+    const step = pointTimes[1]! - pointTimes[0]!;
+    expect(step).to.equal(60_000);
+    expect((storedTs - pointTimes[0]!) % step, `${storedTs} on the forecast's 60 s grid from ${pointTimes[0]}`).to.equal(0);
+    expect(storedTs).to.be.at.least(Math.floor(scrapedAt / 1000) * 1000 - 5_000);
+    console.log(`      hand-made TSP: served ${served![0]} cores; next point ${next![0]} at now + ${((nextTs - scrapedAt) / 1000).toFixed(0)} s, stored in Prometheus at ${new Date(storedTs).toISOString()}`);
+
+    // 3. prometheus-adapter serves the hand-made TSP's forecast to an HPA in this namespace, as the EHPA's.
+    let viaAdapter: number | undefined;
+    await waitFor('the hand-made forecast via prometheus-adapter', async () => (viaAdapter = await externalValue('crane_autoscaling_prediction', { targetKind: 'Deployment', targetName: 'web', targetNamespace: NS, resourceIdentifier: rid })) !== undefined, { timeoutMs: 90_000 });
+    expect(viaAdapter!).to.be.greaterThan(0);
+  });
 });
