@@ -21,7 +21,8 @@ const VERDICTS: Record<string, 'accept' | RegExp> = {
   // Never an EHPA field (it is spec.prediction.predictionWindowSeconds); Crane's CRD rejects it the same way.
   'examples/load-test.yaml': /unknown field "spec\.predictionConfig"/,
   'examples/tsp-workload-resource-dsp.yaml': 'accept',
-  // Window 180 s: Crane's webhook wants >= 600 on create; our CRD allows it (docs/crane-behaviour.md §A.3).
+  // Window 180 s: Crane's webhook wants >= 600 on create; so does our ValidatingAdmissionPolicy, not installed here:
+  // the CRD alone allows it (docs/crane-behaviour.md §A.4, test/e2e/admission-refusals.test.ts).
   'examples/tsp-node-resource-dsp.yaml': 'accept',
   // Crane v0.2–v0.3 shapes (type RawQuery + rawQuery; nodeResource), renamed to ExpressionQuery/expressionQuery
   // in gocrane/api: Crane's current CRD refuses them as well.
