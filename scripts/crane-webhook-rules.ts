@@ -2,8 +2,10 @@
 // (gocrane/crane pkg/webhooks/autoscaling/validate.go, create and update; docs/crane-behaviour.md §A.3, §A.4).
 // What each rule admits compared with Crane's Go code, and why, is in §A.4.
 
-/** A variable: kube-apiserver's CRD rules have no cel.bind (v1.34), so `[value].all(name, body)` binds it. The
- *  value is computed once, which also keeps the estimated cost, checked when the CRD is written, in budget. */
+/** A variable: kube-apiserver's CRD rules have no cel.bind (v1.34), so `[value].all(name, body)` binds it, and the
+ *  value is computed once. Only the cron metric keys use it: a string bound this way loses its length bound in
+ *  the cost estimate the apiserver checks when the CRD is written (string work on it then has no limit and the
+ *  CRD is refused), so the cron rules repeat their sub-expressions instead. */
 const bind = (name: string, value: string, body: string): string => `[${value}].all(${name}, ${body})`;
 
 /** Go's unicode.IsSpace, which strings.Fields and strings.TrimSpace split and trim on, as an RE2 class body
