@@ -1,13 +1,16 @@
 // The TimeSeriesPrediction an EHPA wants (docs/crane-behaviour.md §B.4): one TSP per EHPA with one
 // predictionMetrics entry per predicted metric (predicted-metrics.ts). Resource cpu keeps the v0.2–v0.7
 // entry `crane_pod_cpu_usage` that the adapter's Pods metric reads (§C.3); the others use Crane HEAD's
-// identifiers (`resource.memory`, `container-resource.<r>`, `pods.<name>`, `external.<name>`).
+// identifiers (`resource.memory`, `container-resource.<r>`, `pods.<name>`, `external.<name>`). Under
+// --hpa-shape=head workload CPU is HEAD's `resource.cpu` too (§C.9), so the series craned's exporter
+// publishes carry the identifier the head-shaped HPA selects; the adapter answers either name from either.
 import { LABEL_MANAGED_BY, LABEL_NAME, LABEL_PART_OF, LABEL_TARGET_KIND, LABEL_TARGET_NAME, LABEL_TARGET_NAMESPACE, MANAGED_BY, controllerOwnerReference } from './naming.ts';
-import { ownedObjectName } from '../api/names.ts';
+import { ownedObjectName, predictionIdentifier } from '../api/names.ts';
 import { predictedMetrics, predictionMetricEntry, type PredictedMetric } from './predicted-metrics.ts';
 import { EHPA_UID_LABEL, type EffectiveHorizontalPodAutoscaler } from '../api/ehpa.ts';
 import { TSP_GROUP, TSP_KIND, TSP_VERSION, type PredictionMetricSpec, type TimeSeriesPrediction } from '../api/prediction.ts';
 import { AUTO_MODE_ANNOTATIONS } from '../prediction/coverage-annotation.ts';
+import type { HpaShape } from './desired-hpa.ts';
 
 export { METRIC_QUERY_ANNOTATION_PREFIX } from './predicted-metrics.ts';
 
@@ -18,7 +21,7 @@ function metricSpec(p: PredictedMetric, ehpa: EffectiveHorizontalPodAutoscaler):
 }
 
 /** Undefined when the EHPA needs no TSP (prediction off, or nothing predictable). */
-export function buildDesiredTsp(ehpa: EffectiveHorizontalPodAutoscaler): TimeSeriesPrediction | undefined {
+export function buildDesiredTsp(ehpa: EffectiveHorizontalPodAutoscaler, shape: HpaShape = 'v0.7'): TimeSeriesPrediction | undefined {
   const { predicted } = predictedMetrics(ehpa);
   if (predicted.length === 0) return undefined;
   const ref = ehpa.spec.scaleTargetRef;
@@ -51,7 +54,7 @@ export function buildDesiredTsp(ehpa: EffectiveHorizontalPodAutoscaler): TimeSer
     spec: {
       targetRef: { kind: ref.kind, namespace: ns, name: ref.name, ...(ref.apiVersion ? { apiVersion: ref.apiVersion } : {}) },
       predictionWindowSeconds: ehpa.spec.prediction?.predictionWindowSeconds as number,
-      predictionMetrics: predicted.map((p) => metricSpec(p, ehpa)),
+      predictionMetrics: predicted.map((p) => metricSpec(shape === 'head' ? { ...p, resourceIdentifier: predictionIdentifier(p.type, p.name) } : p, ehpa)),
     },
   };
 }

@@ -232,7 +232,7 @@ export class EhpaReconciler {
   }
 
   private async reconcileTsp(ehpa: EffectiveHorizontalPodAutoscaler): Promise<TimeSeriesPrediction | undefined> {
-    const desired = buildDesiredTsp(ehpa);
+    const desired = buildDesiredTsp(ehpa, this.d.hpaShape ?? 'v0.7');
     const ns = ehpa.metadata.namespace;
     const name = ownedObjectName(ehpa.metadata.name);
     const existing = this.d.tsps.get(ns, name);

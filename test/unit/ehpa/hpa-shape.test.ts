@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import type { V2MetricSpec } from '@kubernetes/client-node';
 import { buildDesiredHpa, buildHpaMetrics, type HpaShape, type PodRequestsLookup } from '../../../src/ehpa/desired-hpa.ts';
+import { buildDesiredTsp } from '../../../src/ehpa/desired-tsp.ts';
 import { EhpaReconciler } from '../../../src/ehpa/reconciler.ts';
 import { StatusWriter } from '../../../src/kube/status-writer.ts';
 import { resourcePath } from '../../../src/kube/api-client.ts';
@@ -134,6 +135,19 @@ describe('--hpa-shape: the predicted metric of each kind under v0.7 and head (go
     expect(b.metrics).to.deep.equal([cpuUtilization50]);
   });
 
+  it('the TSP: workload CPU is crane_pod_cpu_usage under v0.7 and HEAD\'s resource.cpu under head (what the head HPA and craned\'s exporter name); the other identifiers are HEAD\'s in both', () => {
+    const annotations = Object.assign({}, ...ROWS.map((r) => r.annotations ?? {})) as Record<string, string>;
+    const e = ehpa({ metrics: ROWS.filter((_, i) => i !== 1).map((r) => r.metric), prediction: prediction as never }, { annotations });
+    const ids = (shape?: HpaShape) => buildDesiredTsp(e, shape)?.spec.predictionMetrics.map((m) => m.resourceIdentifier);
+    const others = ['resource.memory', 'container-resource.cpu', 'pods.http_requests', 'external.queue_messages_ready', 'external.queue_lag'];
+    expect(ids()).to.deep.equal(['crane_pod_cpu_usage', ...others]);
+    expect(ids('v0.7')).to.deep.equal(ids());
+    expect(ids('head')).to.deep.equal(['resource.cpu', ...others]);
+    // Only the identifier differs: same query, same algorithm.
+    const [a, b] = [buildDesiredTsp(e, 'v0.7')!, buildDesiredTsp(e, 'head')!];
+    expect(b.spec.predictionMetrics.map((m) => ({ ...m, resourceIdentifier: '' }))).to.deep.equal(a.spec.predictionMetrics.map((m) => ({ ...m, resourceIdentifier: '' })));
+  });
+
   it('without prediction, both shapes write the originals and the cron metric only', () => {
     const e = ehpa({ metrics: [cpuUtilization50 as V2MetricSpec], crons: [{ name: 'c', start: '0 9 * * *', end: '0 18 * * *', targetReplicas: 3 }] as never });
     expect(buildHpaMetrics(e, undefined, requests, 'head').metrics).to.deep.equal(buildHpaMetrics(e, undefined, requests, 'v0.7').metrics);
@@ -176,15 +190,17 @@ function reconcilerFor(store: InMemoryObjects, shape: HpaShape | undefined): Ehp
 }
 
 describe('--hpa-shape switched on a running cluster', () => {
-  it('a restart with the other shape rewrites the existing HPA in place, and switching back restores it', async () => {
+  it('a restart with the other shape rewrites the existing HPA (and the TSP\'s CPU identifier) in place, and switching back restores them', async () => {
     const store = new InMemoryObjects();
     store.seed(EHPAS(NS), ehpa({ metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'AverageValue', averageValue: '300m' } } }] as never, prediction: prediction as never }));
     const hpa = () => store.read<HorizontalPodAutoscaler>(`${HPAS(NS)}/ehpa-php-apache`);
+    const tspIds = () => store.read<TimeSeriesPrediction>(`${TSPS(NS)}/ehpa-php-apache`)?.spec.predictionMetrics.map((m) => m.resourceIdentifier);
     const predicted = () => hpa()?.spec.metrics?.[1];
     const fallback = () => store.read<EffectiveHorizontalPodAutoscaler>(`${EHPAS(NS)}/php-apache`)?.status?.conditions?.find((c) => c.type === 'PredictionFallback');
 
     await reconcilerFor(store, undefined).reconcile(`${NS}/php-apache`);
     expect(predicted()?.pods?.metric.name).to.equal('crane_pod_cpu_usage');
+    expect(tspIds()).to.deep.equal(['crane_pod_cpu_usage']);
     const uidBefore = hpa()?.metadata.uid;
     expect(fallback()?.message).to.match(/^crane_pod_cpu_usage /);
 
@@ -193,11 +209,13 @@ describe('--hpa-shape switched on a running cluster', () => {
     expect(hpa()?.spec.metrics).to.have.length(2);
     // Updated, not replaced: the HPA controller keeps its history (lastScaleTime, stabilization).
     expect(hpa()?.metadata.uid).to.equal(uidBefore);
+    expect(tspIds()).to.deep.equal(['resource.cpu']);
     // The condition names the metric the HPA now reads.
     expect(fallback()?.message).to.match(/^crane_autoscaling_prediction /);
 
     await reconcilerFor(store, 'v0.7').reconcile(`${NS}/php-apache`);
     expect(predicted()?.pods?.metric.name).to.equal('crane_pod_cpu_usage');
+    expect(tspIds()).to.deep.equal(['crane_pod_cpu_usage']);
     expect(hpa()?.metadata.uid).to.equal(uidBefore);
   });
 });
