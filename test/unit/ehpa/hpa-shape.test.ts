@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import type { V2MetricSpec } from '@kubernetes/client-node';
 import { buildDesiredHpa, buildHpaMetrics, type HpaShape, type PodRequestsLookup } from '../../../src/ehpa/desired-hpa.ts';
 import { buildDesiredTsp } from '../../../src/ehpa/desired-tsp.ts';
+import { tspSeries } from '../../../src/adapter/tsp-series.ts';
 import { EhpaReconciler } from '../../../src/ehpa/reconciler.ts';
 import { StatusWriter } from '../../../src/kube/status-writer.ts';
 import { resourcePath } from '../../../src/kube/api-client.ts';
@@ -30,6 +31,8 @@ const head = (resourceIdentifier: string, t: Record<string, string>): V2MetricSp
 // 4 available pods: cpu 500m each (container app 400m), memory 256Mi each.
 const requests: PodRequestsLookup = (resource, container) =>
   resource === 'cpu' ? { pods: 4, requestMilli: container ? 1600 : 2000, missing: [] } : { pods: 4, requestMilli: 4 * 256 * 1024 * 1024 * 1000, missing: [] };
+
+const SERIES_NOW = Date.UTC(2026, 10, 28, 12, 0, 0);
 
 interface Row {
   what: string;
@@ -146,6 +149,18 @@ describe('--hpa-shape: the predicted metric of each kind under v0.7 and head (go
     // Only the identifier differs: same query, same algorithm.
     const [a, b] = [buildDesiredTsp(e, 'v0.7')!, buildDesiredTsp(e, 'head')!];
     expect(b.spec.predictionMetrics.map((m) => ({ ...m, resourceIdentifier: '' }))).to.deep.equal(a.spec.predictionMetrics.map((m) => ({ ...m, resourceIdentifier: '' })));
+  });
+
+  it('prometheus-adapter-only installs: the series craned\'s exporter publishes for the head TSP carry exactly the head HPA\'s selector', async () => {
+    const e = ehpa({ metrics: [cpuUtilization50 as V2MetricSpec], prediction: prediction as never });
+    const nowS = Math.floor(SERIES_NOW / 1000);
+    // The status the TSP controller writes under the identifier the builder chose.
+    const desired = buildDesiredTsp(e, 'head')!;
+    const tsp = { ...desired, status: { predictionMetrics: [{ resourceIdentifier: desired.spec.predictionMetrics[0]!.resourceIdentifier, ready: true, prediction: [{ labels: [], samples: [{ timestamp: nowS, value: '0.9' }, { timestamp: nowS + 60, value: '1.2' }] }] }] } } as TimeSeriesPrediction;
+    const { series } = await tspSeries([tsp], SERIES_NOW, { maxPairs: 10 });
+    const hpaSelector = buildHpaMetrics(e, undefined, requests, 'head').metrics[1]?.external?.metric.selector?.matchLabels;
+    expect(series.map((x) => x.labels)).to.deep.equal([{ ...hpaSelector, algorithm: 'dsp' }]);
+    expect(series[0]?.prediction).to.equal(1.2);
   });
 
   it('without prediction, both shapes write the originals and the cron metric only', () => {
