@@ -173,7 +173,12 @@ describe('e2e: --hpa-shape=head, Crane HEAD\'s prediction example scales through
 
   it('the HPA controller reads crane_autoscaling_prediction (currentMetrics, ScalingActive=True) and scales to what the forecast asks for', async () => {
     const c = env.cluster;
-    const tsp = await waitObj(c, tspPath(NS, 'ehpa-php-apache'), 'TSP Ready', (t) => t.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True') ?? false, 300_000);
+    // Under head the TSP names workload CPU as HEAD does (resource.cpu), refitted after the switch.
+    type Entry = { resourceIdentifier: string; ready?: boolean };
+    const tsp = await waitObj(c, tspPath(NS, 'ehpa-php-apache'), 'TSP Ready with resource.cpu', (t) =>
+      ((t.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True') ?? false)
+        && ((t.status?.['predictionMetrics'] as Entry[] | undefined) ?? []).some((m) => m.resourceIdentifier === 'resource.cpu' && m.ready === true)), 300_000);
+    expect((tsp.spec as { predictionWindowSeconds: number; predictionMetrics: Entry[] }).predictionMetrics.map((m) => m.resourceIdentifier)).to.deep.equal(['resource.cpu']);
     expect((tsp.spec as { predictionWindowSeconds: number }).predictionWindowSeconds).to.equal(3600);
     const q = encodeURIComponent(Object.entries(SELECTOR).map(([k, v]) => `${k}=${v}`).join(','));
     const served = async () => {
