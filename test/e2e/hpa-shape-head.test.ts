@@ -1,23 +1,27 @@
 // End-to-end, --hpa-shape=head (docs/crane-behaviour.md §C.9) beside prometheus-adapter: prometheus-adapter
 // v0.12.0 (scripts/build-prometheus-adapter.sh) holds custom.metrics.k8s.io with a rule of its own, and
-// ehpa-adapter is registered for external.metrics.k8s.io only, the install Crane v0.8+ users run. Crane HEAD's
-// prediction example (test/fixtures/crane-examples/examples/autoscaling/effective-hpa.yaml, unchanged but for
-// its namespace) is applied with a week of a Crane trace backfilled in Prometheus for its 7d history:
+// ehpa-adapter is registered for external.metrics.k8s.io only, the install Crane v0.8+ users run (in step 3,
+// for nothing). Crane HEAD's prediction example (test/fixtures/crane-examples/examples/autoscaling/
+// effective-hpa.yaml, unchanged but for its namespace) is applied with a week of a Crane trace backfilled in
+// Prometheus for its 7d history:
 //   1. under the default --hpa-shape=v0.7 the backing HPA reads the Pods metric crane_pod_cpu_usage, which
 //      prometheus-adapter does not have: the forecast cannot reach the HPA in this install;
 //   2. serve restarted with --hpa-shape=head rewrites that HPA in place to HEAD's External
 //      crane_autoscaling_prediction (selector and target as gocrane/crane pkg/controller/ehpa/hpa.go writes
 //      them), the real HPA controller reads it (status.currentMetrics, ScalingActive=True) and scales the
-//      Deployment to the replicas the served forecast asks for.
+//      Deployment to the replicas the served forecast asks for;
+//   3. with ehpa-adapter's metrics API gone (serve --adapter=false --hpa-shape=head, exporter mode) and
+//      prometheus-adapter's external rules of manifests/components/prometheus-adapter holding
+//      external.metrics.k8s.io too, the same HPA reads the exported forecast and settles on it again.
 // kwok plays the nodes; the real metrics-server serves metrics.k8s.io for the example's original CPU metric.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import {
-  createDeployment, createNamespace, installCrds, installManifestRbac, parseTraceCsv, prometheusAdapterBinary, waitFor, waitHpa, waitReplicas,
+  createDeployment, createNamespace, installCrds, installManifestRbac, MANIFESTS_DIR, parseTraceCsv, prometheusAdapterBinary, queryInstant, waitFor, waitHpa, waitReplicas,
   type AdapterProcess,
 } from './harness/index.ts';
 import { freePort } from './harness/ports.ts';
@@ -38,18 +42,15 @@ const CPU_SCALE = 0.1; // trace unit -> cores
 // The example's historyLength is 7d: a week and two hours of the trace.
 const LAST_POINTS = 7 * 1440 + 120;
 const SELECTOR = { targetKind: 'Deployment', targetName: 'php-apache', targetNamespace: NS, resourceIdentifier: 'resource.cpu' };
-// prometheus-adapter's own custom metric: the pods' CPU from the kubelet series, under a name of its own.
-const PROMETHEUS_ADAPTER_RULES = `rules:
-- seriesQuery: 'container_cpu_usage_seconds_total{namespace!="",pod!=""}'
-  resources:
-    overrides:
-      namespace: {resource: namespace}
-      pod: {resource: pod}
-  name:
-    matches: ^container_(.*)_seconds_total$
-    as: pod_$1
-  metricsQuery: sum(rate(<<.Series>>{<<.LabelMatchers>>}[1m])) by (<<.GroupBy>>)
-`;
+// prometheus-adapter's config: a custom metric of its own (the pods' CPU from the kubelet series, under a
+// name of its own), and the external rules of manifests/components/prometheus-adapter for exporter mode.
+const PROMETHEUS_ADAPTER_CUSTOM_RULES = [{
+  seriesQuery: 'container_cpu_usage_seconds_total{namespace!="",pod!=""}',
+  resources: { overrides: { namespace: { resource: 'namespace' }, pod: { resource: 'pod' } } },
+  name: { matches: '^container_(.*)_seconds_total$', as: 'pod_$1' },
+  metricsQuery: 'sum(rate(<<.Series>>{<<.LabelMatchers>>}[1m])) by (<<.GroupBy>>)',
+}];
+const EXTERNAL_RULES = join(MANIFESTS_DIR, 'components', 'prometheus-adapter', 'external-rules.yaml');
 
 /**
  * A CPU request that puts the forecast's answer mid-range: the trace is daily, so the next hour's forecast is
@@ -70,6 +71,7 @@ describe('e2e: --hpa-shape=head, Crane HEAD\'s prediction example scales through
     traces: [{ file: TRACE, namespace: NS, pod: 'php-apache-7d9c8b6f5d-abcde', container: 'app', cpuScale: CPU_SCALE, lastPoints: LAST_POINTS }],
   });
   let promAdapter: ManagedProcess | undefined;
+  let promAdapterPort = 0;
   let serve: AdapterProcess | undefined;
   let podCpu: PodCpu | undefined;
   const requestMilli = requestMilliFor();
@@ -87,15 +89,61 @@ describe('e2e: --hpa-shape=head, Crane HEAD\'s prediction example scales through
     ...extra,
   ];
 
+  const q = encodeURIComponent(Object.entries(SELECTOR).map(([k, v]) => `${k}=${v}`).join(','));
+  /** crane_autoscaling_prediction for the example's selector, through the aggregator (whoever serves it). */
+  const served = async () => {
+    const r = await env.cluster.admin.get(`/apis/${EXTERNAL}/v1beta1/namespaces/${NS}/crane_autoscaling_prediction?labelSelector=${q}`);
+    if (r.status !== 200) return undefined;
+    const items = externalItems(r.json);
+    expect(items).to.have.length(1);
+    return quantityMilli(items[0]!.value);
+  };
+  /** The forecast as ehpa-adapter's own adapter computes it from the TSP now (not an observed fallback). */
+  const forecastNow = async () => {
+    const t = await env.cluster.admin.getJson<TimeSeriesPrediction>(tspPath(NS, 'ehpa-php-apache'));
+    const a = predictionAnswer([t], { kind: 'Deployment', name: 'php-apache', namespace: NS }, 'resource.cpu', Date.now());
+    return a.ok ? Number(a.milli) : undefined;
+  };
+  type Current = { type: string; external?: { metric: { name: string }; current: { averageValue?: string } } };
+  const predictedIn = (h: { status?: { currentMetrics?: unknown[] } }) =>
+    (h.status?.currentMetrics as Current[] | undefined)?.find((m) => m.external?.metric.name === 'crane_autoscaling_prediction');
+
+  /**
+   * Polls until the HPA has synced on the forecast: what is served is the forecast, what the HPA shows ×
+   * replicas is what is served now, it is at its desired count, and that count is the upstream arithmetic on
+   * the served value (pods added by a scale-up take a sync or two to count).
+   */
+  async function settleOnForecast(): Promise<{ h: Awaited<ReturnType<typeof waitHpa>>; total: number; last: string }> {
+    let last = '';
+    const deadline = Date.now() + 300_000;
+    for (;;) {
+      const own = await forecastNow();
+      const total = await served();
+      const h = await waitHpa(env.cluster, NS, 'ehpa-php-apache', 'read', () => true);
+      const current = h.status?.currentReplicas ?? 0;
+      const shownAvg = predictedIn(h)?.external?.current.averageValue;
+      const shown = shownAvg === undefined ? NaN : quantityMilli(shownAvg);
+      const expected = total === undefined ? NaN : Math.min(10, Math.max(1, externalAverageValueReplicas({ statusReplicas: current, sumMilli: total, targetMilli })));
+      last = `forecast ${own}m, served ${total}m, HPA shows ${shownAvg} × ${current} (desired ${h.status?.desiredReplicas}), expected ${expected} at ${targetMilli}m per pod`;
+      const fromForecast = own !== undefined && total !== undefined && Math.abs(own - total) <= Math.max(2, own * 0.05);
+      const synced = total !== undefined && Math.abs(shown * current - total) <= Math.max(5, total * 0.05);
+      if (fromForecast && synced && current > 1 && h.status?.desiredReplicas === current && current === expected) return { h, total: total!, last };
+      if (Date.now() > deadline) throw new Error(`not settled on the forecast: ${last}`);
+      await new Promise((r) => setTimeout(r, 3000));
+    }
+  }
+
   before(async function () {
     this.timeout(600_000);
     const c = env.cluster;
     await installCrds(c);
     await installManifestRbac(c);
     // prometheus-adapter on custom.metrics.k8s.io, as the cluster had it before Crane.
-    const rules = join(c.dir, 'prometheus-adapter-custom-rules.yaml');
-    await writeFile(rules, PROMETHEUS_ADAPTER_RULES);
+    const rules = join(c.dir, 'prometheus-adapter-rules.yaml');
+    const { externalRules } = parse(readFileSync(EXTERNAL_RULES, 'utf8')) as { externalRules: unknown[] };
+    await writeFile(rules, stringify({ rules: PROMETHEUS_ADAPTER_CUSTOM_RULES, externalRules }));
     const port = await freePort();
+    promAdapterPort = port;
     promAdapter = startProcess({
       name: 'prometheus-adapter',
       command: await prometheusAdapterBinary(),
@@ -180,50 +228,41 @@ describe('e2e: --hpa-shape=head, Crane HEAD\'s prediction example scales through
         && ((t.status?.['predictionMetrics'] as Entry[] | undefined) ?? []).some((m) => m.resourceIdentifier === 'resource.cpu' && m.ready === true)), 300_000);
     expect((tsp.spec as { predictionWindowSeconds: number; predictionMetrics: Entry[] }).predictionMetrics.map((m) => m.resourceIdentifier)).to.deep.equal(['resource.cpu']);
     expect((tsp.spec as { predictionWindowSeconds: number }).predictionWindowSeconds).to.equal(3600);
-    const q = encodeURIComponent(Object.entries(SELECTOR).map(([k, v]) => `${k}=${v}`).join(','));
-    const served = async () => {
-      const r = await c.admin.get(`/apis/${EXTERNAL}/v1beta1/namespaces/${NS}/crane_autoscaling_prediction?labelSelector=${q}`);
-      expect(r.status, r.body).to.equal(200);
-      const items = externalItems(r.json);
-      expect(items).to.have.length(1);
-      return quantityMilli(items[0]!.value);
-    };
-    // The value served is the forecast's (not the observed fallback of the minutes before the fit): what
-    // predictionAnswer computes from the TSP for HEAD's identifier, which our TSP holds as crane_pod_cpu_usage.
-    const forecastNow = async () => {
-      const t = await c.admin.getJson<TimeSeriesPrediction>(tspPath(NS, 'ehpa-php-apache'));
-      const a = predictionAnswer([t], { kind: 'Deployment', name: 'php-apache', namespace: NS }, 'resource.cpu', Date.now());
-      return a.ok ? Number(a.milli) : undefined;
-    };
-    type Current = { type: string; external?: { metric: { name: string }; current: { averageValue?: string } } };
-    const predictedIn = (h: { status?: { currentMetrics?: unknown[] } }) =>
-      (h.status?.currentMetrics as Current[] | undefined)?.find((m) => m.external?.metric.name === 'crane_autoscaling_prediction');
-    // Settle: the HPA has synced on the forecast (what it shows × replicas is what is served now), it is at
-    // its desired count, and that count is the upstream arithmetic on the served value. Pods added by a
-    // scale-up take a sync or two to count, so poll.
-    let last = '';
-    let h: Awaited<ReturnType<typeof waitHpa>> | undefined;
-    let total = 0;
-    const deadline = Date.now() + 300_000;
-    for (;;) {
-      const own = await forecastNow();
-      total = await served();
-      h = await waitHpa(c, NS, 'ehpa-php-apache', 'read', () => true);
-      const current = h.status?.currentReplicas ?? 0;
-      const shownAvg = predictedIn(h)?.external?.current.averageValue;
-      const shown = shownAvg === undefined ? NaN : quantityMilli(shownAvg);
-      const expected = Math.min(10, Math.max(1, externalAverageValueReplicas({ statusReplicas: current, sumMilli: total, targetMilli })));
-      last = `forecast ${own}m, served ${total}m, HPA shows ${shownAvg} × ${current} (desired ${h.status?.desiredReplicas}), expected ${expected} at ${targetMilli}m per pod`;
-      const fromForecast = own !== undefined && Math.abs(own - total) <= Math.max(2, own * 0.05);
-      const synced = Math.abs(shown * current - total) <= Math.max(5, total * 0.05);
-      if (fromForecast && synced && current > 1 && h.status?.desiredReplicas === current && current === expected) break;
-      if (Date.now() > deadline) throw new Error(`not settled on the forecast: ${last}`);
-      await new Promise((r) => setTimeout(r, 3000));
-    }
+    const { h, total, last } = await settleOnForecast();
     expect(h.status!.conditions!.find((x) => x.type === 'ScalingActive'), JSON.stringify(h.status!.conditions)).to.include({ status: 'True', reason: 'ValidMetricFound' });
     expect(total, 'the forecast is above one pod\'s target').to.be.greaterThan(targetMilli);
     await waitReplicas(c, NS, 'php-apache', h.status!.currentReplicas!, 180_000);
     console.log(`      ${last}`);
     expect(serve!.running).to.equal(true);
+  });
+
+  it('prometheus-adapter-only: with serve --adapter=false --hpa-shape=head, the same HPA reads the exported forecast through prometheus-adapter', async () => {
+    const c = env.cluster;
+    // ehpa-adapter's metrics API goes away: the HPA loses the forecast (its CPU metric alone would scale down,
+    // so the HPA stops: ScalingActive=False).
+    await serve!.stop();
+    serve = undefined;
+    await waitHpa(c, NS, 'ehpa-php-apache', 'the external metric unavailable', (x) =>
+      x.status?.conditions?.some((k) => k.type === 'ScalingActive' && k.status === 'False' && k.reason === 'FailedGetExternalMetric') ?? false, 120_000);
+    // Exporter mode: controllers and craned's series on /metrics, scraped by Prometheus, served by
+    // prometheus-adapter's external rules, which now hold external.metrics.k8s.io too.
+    serve = await c.startAdapterProcess({ name: 'serve-exporter', args: serveArgs('serve-exporter', ['--hpa-shape=head', '--adapter=false']) });
+    await c.setExtraScrapeTargets([{ target: `127.0.0.1:${serve.metricsPort}` }]);
+    await c.routeMetricsApisToAdapter({ port: promAdapterPort, namespace: 'monitoring', serviceName: 'prometheus-adapter', groups: [EXTERNAL] });
+    await c.waitMetricsApisAvailable(120_000, [EXTERNAL]);
+    let series: { metric: Record<string, string> }[] = [];
+    await waitFor('the exported forecast in Prometheus', async () => {
+      series = await queryInstant(c.promUrl, 'crane_autoscaling_prediction{targetName="php-apache"}');
+      return series.length === 1;
+    }, { timeoutMs: 90_000 });
+    // The exporter's labels are the head HPA's selector (the TSP names workload CPU resource.cpu).
+    expect(series[0]!.metric).to.include({ ...SELECTOR, algorithm: 'dsp' });
+    // The HPA has not changed (the exporter-mode controller wants the same one) and reads the forecast again.
+    const hpa = (await c.admin.getJson<HpaObj>(hpaPath(NS, 'ehpa-php-apache')));
+    expect(hpa.metadata.uid).to.equal(v07Hpa!.metadata.uid);
+    expect(hpa.spec.metrics[1]).to.deep.equal({ type: 'External', external: { metric: { name: 'crane_autoscaling_prediction', selector: { matchLabels: SELECTOR } }, target: { type: 'AverageValue', averageValue: `${targetMilli}m` } } });
+    const { h, last } = await settleOnForecast();
+    expect(h.status!.conditions!.find((x) => x.type === 'ScalingActive'), JSON.stringify(h.status!.conditions)).to.include({ status: 'True', reason: 'ValidMetricFound' });
+    console.log(`      through prometheus-adapter: ${last}`);
   });
 });
