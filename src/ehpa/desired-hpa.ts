@@ -241,7 +241,8 @@ export function buildHpaMetrics(
 ): { metrics: V2MetricSpec[]; problem?: MetricProblem; problems: MetricProblem[]; unpredicted: UnpredictedMetric[] } {
   const metrics: V2MetricSpec[] = structuredClone(ehpa.spec.metrics ?? []);
   const problems: MetricProblem[] = [];
-  const { predicted, unpredicted } = predictedMetrics(ehpa);
+  // The same defaults as the TSP (desired-tsp.ts), so each predicted metric here has its forecast there.
+  const { predicted, unpredicted } = predictedMetrics(ehpa, shape);
   for (const p of predicted) {
     const r = shape === 'head' ? headMetricSpec(ehpa, p, requests, lookup) : v07MetricSpec(ehpa, p, requests, lookup);
     if (r.metric) metrics.push(r.metric);

@@ -4,6 +4,8 @@
 // identifiers (`resource.memory`, `container-resource.<r>`, `pods.<name>`, `external.<name>`). Under
 // --hpa-shape=head workload CPU is HEAD's `resource.cpu` too (§C.9), so the series craned's exporter
 // publishes carry the identifier the head-shaped HPA selects; the adapter answers either name from either.
+// Under head, a Pods/External metric without a metric-query annotation is predicted on HEAD's default
+// query, confined to the EHPA's namespace (default-metric-query.ts), under `pods.<name>`/`external.<name>`.
 import { LABEL_MANAGED_BY, LABEL_NAME, LABEL_PART_OF, LABEL_TARGET_KIND, LABEL_TARGET_NAME, LABEL_TARGET_NAMESPACE, MANAGED_BY, controllerOwnerReference } from './naming.ts';
 import { ownedObjectName, predictionIdentifier } from '../api/names.ts';
 import { predictedMetrics, predictionMetricEntry, type PredictedMetric } from './predicted-metrics.ts';
@@ -22,7 +24,8 @@ function metricSpec(p: PredictedMetric, ehpa: EffectiveHorizontalPodAutoscaler):
 
 /** Undefined when the EHPA needs no TSP (prediction off, or nothing predictable). */
 export function buildDesiredTsp(ehpa: EffectiveHorizontalPodAutoscaler, shape: HpaShape = 'v0.7'): TimeSeriesPrediction | undefined {
-  const { predicted } = predictedMetrics(ehpa);
+  // The head shape comes with HEAD's default queries for Pods and External metrics (§B.4, §C.9).
+  const { predicted } = predictedMetrics(ehpa, shape);
   if (predicted.length === 0) return undefined;
   const ref = ehpa.spec.scaleTargetRef;
   const ns = ehpa.metadata.namespace;

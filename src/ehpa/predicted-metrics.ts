@@ -9,8 +9,9 @@
 // The query comes from the `metric-query.autoscaling.crane.io/<id>` annotation in either Crane form (HEAD
 // `<type>.<name>`, v0.6–v0.7 the bare `<name>`), else from a built-in query where Crane has one (cpu and
 // memory of the workload, gocrane/crane pkg/utils/expression_prom_default.go). Pods and External metrics
-// have no built-in query here: Crane HEAD guesses `sum(<name>{selector})`, a series name the metrics API
-// rarely shares with Prometheus, so we ask for the annotation instead and say so.
+// have no built-in query under v0.7's defaults, as in Crane v0.7: the annotation is asked for, and the
+// condition says so. Under HEAD's defaults (--hpa-shape=head) they get HEAD's `sum(<name>{selector})`,
+// pinned to the EHPA's namespace (default-metric-query.ts).
 import type { V2MetricSpec } from '@kubernetes/client-node';
 import { BOUNDS } from '../api/bounds.ts';
 import type { PredictionMetricSpec } from '../api/prediction.ts';
@@ -18,11 +19,18 @@ import { predictionEnabled, type EffectiveHorizontalPodAutoscaler } from '../api
 import { POD_CPU_USAGE_IDENTIFIER, predictionIdentifier } from '../api/names.ts';
 import { promqlString, regexEscape } from '../prometheus/promql-text.ts';
 import { podNameRegex } from '../prediction/history/queries.ts';
+import { defaultMetricQuery } from './default-metric-query.ts';
 
 /** User PromQL override, Crane's `metric-query.autoscaling.crane.io/<metricIdentifier>` (§B.4). */
 export const METRIC_QUERY_ANNOTATION_PREFIX = 'metric-query.autoscaling.crane.io/';
 
 export type PredictedMetricType = 'Resource' | 'ContainerResource' | 'Pods' | 'External';
+
+/**
+ * Whose defaults fill in a query the annotations do not give (§B.4): Crane v0.7's (Pods and External need
+ * the annotation) or HEAD's (they get a default query). --hpa-shape picks it (§C.9).
+ */
+export type QueryDefaults = 'v0.7' | 'head';
 
 export type PredictionQuery =
   | { type: 'ResourceQuery'; resource: 'cpu' | 'memory' }
@@ -46,7 +54,7 @@ export interface UnpredictedMetric {
   index: number;
   type: PredictedMetricType;
   name: string;
-  reason: 'MetricQueryMissing' | 'DuplicateIdentifier' | 'TooManyPredictionMetrics';
+  reason: 'MetricQueryMissing' | 'DefaultQueryRefused' | 'DuplicateIdentifier' | 'TooManyPredictionMetrics';
   message: string;
 }
 
@@ -85,7 +93,11 @@ export function containerResourceQuery(namespace: string, kind: string, workload
     : `sum(container_memory_working_set_bytes{${sel}})`;
 }
 
-function builtIn(ehpa: EffectiveHorizontalPodAutoscaler, id: { type: PredictedMetricType; name: string; container?: string }): PredictionQuery | undefined {
+function builtIn(ehpa: EffectiveHorizontalPodAutoscaler, m: V2MetricSpec, id: { type: PredictedMetricType; name: string; container?: string }, defaults: QueryDefaults): PredictionQuery | { refused: string } | undefined {
+  if (defaults === 'head' && (id.type === 'Pods' || id.type === 'External')) {
+    const q = defaultMetricQuery(id.name, (m.pods ?? m.external)?.metric.selector, ehpa.metadata.namespace);
+    return q.ok ? { type: 'ExpressionQuery', expression: q.expression } : { refused: q.message };
+  }
   if (id.name !== 'cpu' && id.name !== 'memory') return undefined;
   if (id.type === 'Resource') return { type: 'ResourceQuery', resource: id.name };
   if (id.type === 'ContainerResource' && id.container) {
@@ -103,7 +115,7 @@ export function predictionMetricEntry(p: PredictedMetric): PredictionMetricSpec 
 }
 
 /** The EHPA's predicted metrics in spec order, and the ones it asks for that cannot be predicted. */
-export function predictedMetrics(ehpa: EffectiveHorizontalPodAutoscaler): { predicted: PredictedMetric[]; unpredicted: UnpredictedMetric[] } {
+export function predictedMetrics(ehpa: EffectiveHorizontalPodAutoscaler, defaults: QueryDefaults = 'v0.7'): { predicted: PredictedMetric[]; unpredicted: UnpredictedMetric[] } {
   const predicted: PredictedMetric[] = [];
   const unpredicted: UnpredictedMetric[] = [];
   if (!predictionEnabled(ehpa.spec)) return { predicted, unpredicted };
@@ -121,9 +133,14 @@ export function predictedMetrics(ehpa: EffectiveHorizontalPodAutoscaler): { pred
       continue;
     }
     const key = annotationKeys(id.type, id.name).find((k) => annotations[METRIC_QUERY_ANNOTATION_PREFIX + k]);
-    const query: PredictionQuery | undefined = key
-      ? { type: 'ExpressionQuery', expression: annotations[METRIC_QUERY_ANNOTATION_PREFIX + key] as string }
-      : builtIn(ehpa, id);
+    const query = key
+      ? { type: 'ExpressionQuery' as const, expression: annotations[METRIC_QUERY_ANNOTATION_PREFIX + key] as string }
+      : builtIn(ehpa, m, id, defaults);
+    if (query && 'refused' in query) {
+      const keys = annotationKeys(id.type, id.name).map((k) => METRIC_QUERY_ANNOTATION_PREFIX + k).join(' or ');
+      unpredicted.push({ index, ...id, reason: 'DefaultQueryRefused', message: `${label} is not predicted: ${query.refused}; set annotation ${keys}` });
+      continue;
+    }
     if (!query) {
       const keys = annotationKeys(id.type, id.name).map((k) => METRIC_QUERY_ANNOTATION_PREFIX + k).join(' or ');
       unpredicted.push({ index, ...id, reason: 'MetricQueryMissing', message: `${label} is not predicted: no query, set annotation ${keys}` });
