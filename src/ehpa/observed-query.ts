@@ -7,16 +7,18 @@ import { metricQuery } from '../prediction/history/queries.ts';
 import { NAMESPACED_PROMQL } from '../prometheus/promql-confine.ts';
 import type { UserPromqlPolicy } from '../prometheus/promql-confine.ts';
 import { resourceAliases } from '../metric-values/tsp-lookup.ts';
-import { predictedMetrics, predictionMetricEntry } from './predicted-metrics.ts';
+import { predictedMetrics, predictionMetricEntry, type QueryDefaults } from './predicted-metrics.ts';
 import { POD_CPU_USAGE_IDENTIFIER } from '../api/names.ts';
 
 /**
  * The query the forecast of `rid` (or its alias) is fitted on; undefined when the EHPA does not predict it.
- * Throws, with the reason, when the namespace confinement or the cost bounds of `policy` refuse the query.
+ * `defaults` are those of the HPA shape that asks (HEAD's predict Pods/External metrics without an
+ * annotation, §B.4). Throws, with the reason, when the namespace confinement or the cost bounds of `policy`
+ * refuse the query.
  */
-export function observedQueryFor(ehpa: EffectiveHorizontalPodAutoscaler, rid: string, policy: UserPromqlPolicy = NAMESPACED_PROMQL): string | undefined {
+export function observedQueryFor(ehpa: EffectiveHorizontalPodAutoscaler, rid: string, policy: UserPromqlPolicy = NAMESPACED_PROMQL, defaults: QueryDefaults = 'v0.7'): string | undefined {
   const ids = resourceAliases(rid);
-  const p = predictedMetrics(ehpa).predicted.find((m) => ids.includes(m.resourceIdentifier));
+  const p = predictedMetrics(ehpa, defaults).predicted.find((m) => ids.includes(m.resourceIdentifier));
   if (!p) return undefined;
   // Only the target and the namespace of the TSP the query runs for matter to it.
   const ref = ehpa.spec.scaleTargetRef;

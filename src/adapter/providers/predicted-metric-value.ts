@@ -9,6 +9,7 @@ import type { LabelSelector } from '../../selectors/label-selector.ts';
 import { tspsOfEhpa } from '../../metric-values/tsp-lookup.ts';
 import type { TimeSeriesPrediction } from '../../api/prediction.ts';
 import { observedQueryFor } from '../../ehpa/observed-query.ts';
+import { PREDICTION_METRIC } from '../../api/names.ts';
 import { NAMESPACED_PROMQL } from '../../prometheus/promql-confine.ts';
 import type { PromqlCostBounds } from '../../prometheus/promql-cost.ts';
 import { ehpaForecastValue, STEPPED_ASIDE_VALUE, stepsAside } from '../../metric-values/forecast-value.ts';
@@ -78,7 +79,10 @@ export async function predictedTotal(
   }
   let promql: string | undefined;
   try {
-    promql = observedQueryFor(ehpa, rid, opts.promqlBounds ? { ...NAMESPACED_PROMQL, bounds: opts.promqlBounds } : NAMESPACED_PROMQL);
+    // An HPA reading crane_autoscaling_prediction is HEAD's shape, whose TSP predicts Pods/External metrics
+    // without an annotation on HEAD's default query (crane-behaviour.md §B.4, §C.9): fall back to that one.
+    const defaults = family === PREDICTION_METRIC ? 'head' : 'v0.7';
+    promql = observedQueryFor(ehpa, rid, opts.promqlBounds ? { ...NAMESPACED_PROMQL, bounds: opts.promqlBounds } : NAMESPACED_PROMQL, defaults);
   } catch (e) {
     // The query is refused by the namespace confinement or its cost bounds: no observation either, and the
     // reason says why.

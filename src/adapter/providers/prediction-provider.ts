@@ -25,7 +25,8 @@ async function predictingEhpa(sources: AdapterSources, namespace: string, kind: 
 
 function observedQueryDefined(e: EffectiveHorizontalPodAutoscaler, rid: string): boolean {
   try {
-    return observedQueryFor(e, rid) !== undefined;
+    // This metric is HEAD's, so HEAD's default queries count (crane-behaviour.md §B.4).
+    return observedQueryFor(e, rid, undefined, 'head') !== undefined;
   } catch {
     // A query the confinement refuses still belongs to this EHPA: predictedTotal reports why.
     return true;
