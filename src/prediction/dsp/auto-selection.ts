@@ -7,6 +7,7 @@
 import { craneEstimate, SharedSpectrum, type CraneEstimatorSpec } from './crane-estimators.ts';
 import { craneEstimatorName, DEFAULT_CRANE_ESTIMATORS } from './crane-estimators.ts';
 import { selectCraneEstimator } from './crane-selection.ts';
+import { fitShortcuts } from './fit-shortcuts.ts';
 import { movingMax, seasonalEstimate, seasonalEstimatorName, type SeasonalEstimatorSpec } from './seasonal-estimators.ts';
 import type { Signal } from './signal.ts';
 
@@ -107,20 +108,38 @@ export interface AutoSelection {
   candidates: AutoCandidateScore[];
 }
 
+/**
+ * The spectra of a signal's leading samples, one per length: one fit backtests the same leading periods for
+ * the selection, Crane's own choice, and the calibration's two models, and each spectrum is two or three
+ * Bluestein transforms of up to two weeks. Holds one fit's signal, which must not change while it is used.
+ */
+export class PrefixSpectra {
+  private readonly byLength = new Map<number, SharedSpectrum>();
+
+  constructor(readonly signal: Signal) {}
+
+  /** The spectrum of the first `length` samples (shared when the shortcuts are on, fresh otherwise). */
+  of(length: number): SharedSpectrum {
+    const fresh = () => new SharedSpectrum(length === this.signal.samples.length ? this.signal : { sampleRate: this.signal.sampleRate, samples: this.signal.samples.subarray(0, length) });
+    if (!fitShortcuts.enabled) return fresh();
+    let s = this.byLength.get(length);
+    if (!s) this.byLength.set(length, (s = fresh()));
+    return s;
+  }
+}
+
 interface Fold {
   shared: SharedSpectrum;
   actual: Float64Array;
 }
 
 /** Backtest folds: forecast period k from periods 0..k-1, for the last `count` periods (at least one). */
-function folds(signal: Signal, nPeriods: number, count: number): Fold[] {
+function folds(spectra: PrefixSpectra, nPeriods: number, count: number): Fold[] {
+  const signal = spectra.signal;
   const per = Math.floor(signal.samples.length / nPeriods);
   const out: Fold[] = [];
   for (let k = nPeriods - 1; k >= Math.max(1, nPeriods - count); k--) {
-    out.push({
-      shared: new SharedSpectrum({ sampleRate: signal.sampleRate, samples: signal.samples.subarray(0, k * per) }),
-      actual: signal.samples.subarray(k * per, (k + 1) * per),
-    });
+    out.push({ shared: spectra.of(k * per), actual: signal.samples.subarray(k * per, (k + 1) * per) });
   }
   return out;
 }
@@ -135,9 +154,16 @@ function pooled(parts: { under: number; over: number }[]): { under: number; over
   return { under: under / parts.length, over: over / parts.length };
 }
 
-export function selectAutoEstimator(signal: Signal, nPeriods: number, periodSeconds: number, config: AutoConfig): AutoSelection {
-  const backtests = folds(signal, nPeriods, config.folds);
-  const craneSel = selectCraneEstimator(DEFAULT_CRANE_ESTIMATORS, signal, nPeriods, periodSeconds);
+export function selectAutoEstimator(
+  signal: Signal,
+  nPeriods: number,
+  periodSeconds: number,
+  config: AutoConfig,
+  spectra: PrefixSpectra = new PrefixSpectra(signal),
+): AutoSelection {
+  const backtests = folds(spectra, nPeriods, config.folds);
+  const per = Math.floor(signal.samples.length / nPeriods);
+  const craneSel = selectCraneEstimator(DEFAULT_CRANE_ESTIMATORS, signal, nPeriods, periodSeconds, spectra.of((nPeriods - 1) * per));
   const craneSpec = DEFAULT_CRANE_ESTIMATORS[craneSel.best] ?? (DEFAULT_CRANE_ESTIMATORS[0] as CraneEstimatorSpec);
   const craneBt = pooled(backtests.map((f) => provisioning(f.actual, craneEstimate(craneSpec, f.shared, periodSeconds))));
   const budget = craneBt.over + config.overProvisionBudget;
@@ -196,9 +222,10 @@ export function autoForecastOnePeriod(
   nPeriods: number,
   periodSeconds: number,
   config: AutoConfig = DEFAULT_AUTO_CONFIG,
+  spectra: PrefixSpectra = new PrefixSpectra(signal),
 ): { selection: AutoSelection; values: Float64Array } {
-  const selection = selectAutoEstimator(signal, nPeriods, periodSeconds, config);
-  const base = estimate(selection.estimator, new SharedSpectrum(signal), periodSeconds);
+  const selection = selectAutoEstimator(signal, nPeriods, periodSeconds, config, spectra);
+  const base = estimate(selection.estimator, spectra.of(signal.samples.length), periodSeconds);
   const values = movingMax(base, selection.smoothingHalfWidth).map((v) => v + selection.margin);
   return { selection, values };
 }
@@ -214,9 +241,10 @@ export function autoFoldForecasts(
   periodSeconds: number,
   selection: Pick<AutoSelection, 'estimator' | 'smoothingHalfWidth' | 'margin'>,
   count: number,
+  spectra: PrefixSpectra = new PrefixSpectra(signal),
 ): (Float64Array | undefined)[] {
   const out: (Float64Array | undefined)[] = new Array<Float64Array | undefined>(nPeriods).fill(undefined);
-  for (const f of folds(signal, nPeriods, count)) {
+  for (const f of folds(spectra, nPeriods, count)) {
     const k = Math.round(f.shared.signal.samples.length / f.actual.length);
     const base = estimate(selection.estimator, f.shared, periodSeconds);
     out[k] = movingMax(base, selection.smoothingHalfWidth).map((v) => v + selection.margin);
@@ -225,6 +253,6 @@ export function autoFoldForecasts(
 }
 
 /** One period of `spec`'s forecast from the whole signal, unsmoothed and without margin. */
-export function estimateOnePeriod(spec: AutoEstimatorSpec, signal: Signal, periodSeconds: number): Float64Array {
-  return estimate(spec, new SharedSpectrum(signal), periodSeconds);
+export function estimateOnePeriod(spec: AutoEstimatorSpec, signal: Signal, periodSeconds: number, spectra: PrefixSpectra = new PrefixSpectra(signal)): Float64Array {
+  return estimate(spec, spectra.of(signal.samples.length), periodSeconds);
 }

@@ -16,11 +16,13 @@ export function selectCraneEstimator(
   signal: Signal,
   nPeriods: number,
   periodSeconds: number,
+  /** The spectrum of the first nPeriods - 1 periods, when the caller already has it (auto mode's folds). */
+  historySpectrum?: SharedSpectrum,
 ): CraneSelection {
   const per = Math.floor(signal.samples.length / nPeriods);
   const history: Signal = { sampleRate: signal.sampleRate, samples: signal.samples.subarray(0, (nPeriods - 1) * per) };
   const actual = signal.samples.subarray((nPeriods - 1) * per);
-  const shared = new SharedSpectrum(history);
+  const shared = historySpectrum ?? new SharedSpectrum(history);
   let best = -1;
   let minPE = Number.MAX_VALUE;
   const errors = specs.map((spec, i) => {

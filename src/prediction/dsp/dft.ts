@@ -27,8 +27,11 @@ interface ChirpPlan {
   w: Float64Array;
   /** Transform of the conjugate chirp laid out circularly over m points. */
   bSpectrum: Float64Array;
+  /** The chirped input: only its first 2n entries are ever written, so its zero padding is set once. */
   scratchA: Float64Array;
   scratchB: Float64Array;
+  /** The inverse transform's output, apart from scratchA so that scratchA's padding stays zero. */
+  scratchC: Float64Array;
 }
 
 const chirpPlans = new Map<number, ChirpPlan>();
@@ -59,7 +62,7 @@ function chirpPlan(n: number): ChirpPlan {
   }
   const bSpectrum = new Float64Array(2 * m);
   fft.transform(bSpectrum, b);
-  plan = { n, m, fft, w, bSpectrum, scratchA: new Float64Array(2 * m), scratchB: new Float64Array(2 * m) };
+  plan = { n, m, fft, w, bSpectrum, scratchA: new Float64Array(2 * m), scratchB: new Float64Array(2 * m), scratchC: new Float64Array(2 * m) };
   chirpPlans.set(n, plan);
   return plan;
 }
@@ -75,8 +78,7 @@ export function dft(input: Float64Array, out: Float64Array = new Float64Array(in
     pow2Plan(n).transform(out, input);
     return out;
   }
-  const { m, fft, w, bSpectrum, scratchA: a, scratchB: c } = chirpPlan(n);
-  a.fill(0);
+  const { m, fft, w, bSpectrum, scratchA: a, scratchB: c, scratchC: d } = chirpPlan(n);
   for (let k = 0; k < n; k++) {
     const xr = input[2 * k] as number, xi = input[2 * k + 1] as number;
     const wr = w[2 * k] as number, wi = w[2 * k + 1] as number;
@@ -90,9 +92,9 @@ export function dft(input: Float64Array, out: Float64Array = new Float64Array(in
     c[2 * k] = xr * yr - xi * yi;
     c[2 * k + 1] = xr * yi + xi * yr;
   }
-  fft.inverseTransform(a, c);
+  fft.inverseTransform(d, c);
   for (let k = 0; k < n; k++) {
-    const xr = a[2 * k] as number, xi = a[2 * k + 1] as number;
+    const xr = d[2 * k] as number, xi = d[2 * k + 1] as number;
     const wr = w[2 * k] as number, wi = w[2 * k + 1] as number;
     out[2 * k] = xr * wr - xi * wi;
     out[2 * k + 1] = xr * wi + xi * wr;
@@ -147,6 +149,46 @@ function untangleTwiddles(n: number): Float64Array {
     untangleCache.set(n, t);
   }
   return t;
+}
+
+/** Buffers for realDftPeakMagnitude at one length, reused across calls. */
+export interface PeakScratch {
+  z: Float64Array;
+  Z: Float64Array;
+}
+
+export function peakScratch(n: number): PeakScratch {
+  return { z: new Float64Array(n), Z: new Float64Array(n) };
+}
+
+/**
+ * max(0, |X[k]| for 0 < k < N/2) of a real signal of even length N >= 4: the same float64 value as the
+ * largest of realDftMagnitudes(x) past k = 0, without the 100 permutations' allocations and with one square
+ * root (the root is monotone and correctly rounded, so the root of the largest square is the largest root).
+ */
+export function realDftPeakMagnitude(x: Float64Array, scratch: PeakScratch): number {
+  const n = x.length;
+  const half = n / 2;
+  if (n % 2 !== 0 || n < 4 || scratch.z.length !== n) throw new RangeError('realDftPeakMagnitude needs an even length >= 4 and scratch of that length');
+  const { z, Z } = scratch;
+  z.set(x);
+  dft(z, Z);
+  const tw = untangleTwiddles(n);
+  let peak = 0;
+  for (let k = 1; k < half; k++) {
+    const k2 = half - k;
+    const zr = Z[2 * k] as number, zi = Z[2 * k + 1] as number;
+    const cr = Z[2 * k2] as number, ci = -(Z[2 * k2 + 1] as number);
+    const er = (zr + cr) / 2, ei = (zi + ci) / 2;
+    const dr = (zr - cr) / 2, di = (zi - ci) / 2;
+    const or = di, oi = -dr;
+    const wr = tw[2 * k] as number, wi = tw[2 * k + 1] as number;
+    const re = er + (or * wr - oi * wi);
+    const im = ei + (or * wi + oi * wr);
+    const sq = re * re + im * im;
+    if (sq > peak) peak = sq;
+  }
+  return Math.sqrt(peak);
 }
 
 /**

@@ -3,7 +3,7 @@
 // sample. `crane` reproduces Crane (no period, no forecast); `auto` keeps Crane's period only when it predicts
 // the data out of sample (period-confirmation.ts), uses the wider estimator set and, without a period, still
 // returns a short flat forecast with the reason.
-import { autoFoldForecasts, autoForecastOnePeriod, estimateOnePeriod, DEFAULT_AUTO_CONFIG, type AutoConfig, type AutoSelection } from './auto-selection.ts';
+import { autoFoldForecasts, autoForecastOnePeriod, estimateOnePeriod, DEFAULT_AUTO_CONFIG, PrefixSpectra, type AutoConfig, type AutoSelection } from './auto-selection.ts';
 import { craneEstimatorName, DEFAULT_CRANE_ESTIMATORS, type CraneEstimatorSpec } from './crane-estimators.ts';
 import { craneForecastOnePeriod } from './crane-selection.ts';
 import { findPeriod } from './period.ts';
@@ -100,6 +100,8 @@ type AutoFit =
       selection: AutoSelection;
       onePeriod: Float64Array;
       result: DspForecast;
+      /** The backtest folds' spectra, shared by the selection and the calibration's models. */
+      spectra: PrefixSpectra;
     };
 
 export function dspForecast(history: TimeSeries, config: DspForecastConfig, seed: number): DspForecast {
@@ -175,7 +177,8 @@ function fitDsp(history: TimeSeries, config: DspForecastConfig, seed: number): D
       samples: repeatOverHorizon(result.values, horizonCount(result.values.length), first, interval),
     };
   }
-  const auto = autoForecastOnePeriod(whole, periods, period, config.auto ?? DEFAULT_AUTO_CONFIG);
+  const spectra = new PrefixSpectra(whole);
+  const auto = autoForecastOnePeriod(whole, periods, period, config.auto ?? DEFAULT_AUTO_CONFIG, spectra);
   const sel = auto.selection;
   const result: DspForecast = {
     periodSeconds: period,
@@ -194,7 +197,7 @@ function fitDsp(history: TimeSeries, config: DspForecastConfig, seed: number): D
     },
     samples: repeatOverHorizon(auto.values, horizonCount(auto.values.length), first, interval),
   };
-  return { kind: 'periodic', values: regular.values, first, period, whole, periods, selection: sel, onePeriod: auto.values, result };
+  return { kind: 'periodic', values: regular.values, first, period, whole, periods, selection: sel, onePeriod: auto.values, result, spectra };
 }
 
 /** Backtest periods the calibration refits the chosen model on (the last week of a daily period). */
@@ -217,12 +220,12 @@ function modelsOf(fit: AutoFit): CalibrationInput['models'] {
     };
     // The shape auto selected, and Crane's own FFT choice (its multiplicative margin is absorbed by the
     // calibration; its shape is often the smoother one).
-    models.push({ name: 'model', backtest: aligned(autoFoldForecasts(fit.whole, fit.periods, fit.period, fit.selection, CALIBRATION_FOLDS)), onePeriod: fit.onePeriod });
+    models.push({ name: 'model', backtest: aligned(autoFoldForecasts(fit.whole, fit.periods, fit.period, fit.selection, CALIBRATION_FOLDS, fit.spectra)), onePeriod: fit.onePeriod });
     const crane = { estimator: fit.selection.craneSpec, smoothingHalfWidth: 0, margin: 0 };
     models.push({
       name: 'crane shape',
-      backtest: aligned(autoFoldForecasts(fit.whole, fit.periods, fit.period, crane, CALIBRATION_FOLDS)),
-      onePeriod: estimateOnePeriod(fit.selection.craneSpec, fit.whole, fit.period),
+      backtest: aligned(autoFoldForecasts(fit.whole, fit.periods, fit.period, crane, CALIBRATION_FOLDS, fit.spectra)),
+      onePeriod: estimateOnePeriod(fit.selection.craneSpec, fit.whole, fit.period, fit.spectra),
     });
   }
   calibrationModels.set(fit, models);

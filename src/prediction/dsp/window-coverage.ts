@@ -46,9 +46,14 @@ export function columnSlack(forecastMax: ArrayLike<number>, actualMax: ArrayLike
  * load (actual ≤ 0) is covered by any multiplier (0); a positive peak under a forecast of zero by none (∞).
  */
 export function coverRatio(p: WindowPair): number {
-  if (p.actualMax <= 0) return 0;
-  if (p.forecastMax <= 0) return Infinity;
-  return p.actualMax / p.forecastMax;
+  return ratioOf(p.forecastMax, p.actualMax);
+}
+
+/** coverRatio of one window given as two numbers (no pair object: the calibration's grid asks for ~10^6). */
+export function ratioOf(forecastMax: number, actualMax: number): number {
+  if (actualMax <= 0) return 0;
+  if (forecastMax <= 0) return Infinity;
+  return actualMax / forecastMax;
 }
 
 /** Ratios sorted ascending. */
@@ -74,7 +79,11 @@ export function multiplierForCoverage(pairs: readonly WindowPair[], q: number): 
  * exceeds n the sample is too small for the guarantee and the largest ratio is returned with `exact: false`.
  */
 export function conformalMultiplier(ratios: ArrayLike<number>, q: number): { multiplier: number; exact: boolean } {
-  const r = Float64Array.from(ratios as ArrayLike<number>);
+  return conformalMultiplierInPlace(Float64Array.from(ratios as ArrayLike<number>), q);
+}
+
+/** conformalMultiplier on ratios the caller lets it reorder (a scratch copy it reuses). */
+export function conformalMultiplierInPlace(r: Float64Array, q: number): { multiplier: number; exact: boolean } {
   const n = r.length;
   if (n === 0) return { multiplier: NaN, exact: false };
   const rank = Math.ceil((n + 1) * q - 1e-9);
