@@ -265,4 +265,32 @@ describe('e2e: --hpa-shape=head, Crane HEAD\'s prediction example scales through
     expect(h.status!.conditions!.find((x) => x.type === 'ScalingActive'), JSON.stringify(h.status!.conditions)).to.include({ status: 'True', reason: 'ValidMetricFound' });
     console.log(`      through prometheus-adapter: ${last}`);
   });
+
+  it('head: an External metric without a metric-query annotation is predicted on HEAD\'s default query, pinned to the namespace; one whose selector names another namespace is refused in status (crane-behaviour.md §B.4)', async () => {
+    const c = env.cluster;
+    await createDeployment(c, NS, 'queue-worker', { replicas: 1, cpuRequest: '50m' });
+    const metric = (name: string, matchLabels: Record<string, string>) => ({ type: 'External', external: { metric: { name, selector: { matchLabels } }, target: { type: 'AverageValue', averageValue: '30' } } });
+    await post(c, ehpaPath(NS), {
+      apiVersion: 'autoscaling.crane.io/v1alpha1', kind: 'EffectiveHorizontalPodAutoscaler', metadata: { name: 'queue-worker', namespace: NS },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'queue-worker' }, minReplicas: 1, maxReplicas: 3, scaleStrategy: 'Preview',
+        metrics: [metric('queue_messages_ready', { queue: 'orders' }), metric('secrets_total', { namespace: 'kube-system' })],
+        prediction: { predictionWindowSeconds: 3600, predictionAlgorithm: { algorithmType: 'dsp', dsp: { sampleInterval: '60s', historyLength: '3d' } } },
+      },
+    });
+    // The API server stores the TSP with the default query as the controller wrote it.
+    const tsp = await waitObj(c, tspPath(NS, 'ehpa-queue-worker'), 'the TSP of queue-worker', () => true);
+    expect((tsp.spec['predictionMetrics'] as { resourceIdentifier: string; type: string; expressionQuery?: { expression: string } }[]).map((m) => [m.resourceIdentifier, m.type, m.expressionQuery?.expression])).to.deep.equal([
+      ['external.queue_messages_ready', 'ExpressionQuery', `sum(queue_messages_ready{namespace="${NS}",queue="orders"})`],
+    ]);
+    const e = await waitObj(c, ehpaPath(NS, 'queue-worker'), 'MetricsPredicted=False on queue-worker', (o) => o.status?.conditions?.some((x) => x.type === 'MetricsPredicted' && x.status === 'False') ?? false);
+    const cond = e.status!.conditions!.find((x) => x.type === 'MetricsPredicted')!;
+    expect(cond.reason).to.equal('DefaultQueryRefused');
+    expect(cond.message).to.match(/^External secrets_total is not predicted: selector on "namespace" does not select the EHPA's own namespace "hpa-head"/);
+    // The head HPA reads the defaulted metric's forecast under HEAD's identifier; the refused one keeps its original only.
+    const hpa = await waitObj(c, hpaPath(NS, 'ehpa-queue-worker'), 'HPA of queue-worker', () => true);
+    const rids = (hpa.spec['metrics'] as { external?: { metric: { name: string; selector?: { matchLabels?: Record<string, string> } } } }[])
+      .filter((m) => m.external?.metric.name === 'crane_autoscaling_prediction').map((m) => m.external!.metric.selector?.matchLabels?.['resourceIdentifier']);
+    expect(rids).to.deep.equal(['external.queue_messages_ready']);
+  });
 });
