@@ -20,6 +20,8 @@ export interface SamplerTarget {
   paths: string[];
   /** Sent with every request: the front-proxy's X-Remote-User/X-Remote-Group when straight to serve. */
   headers?: Record<string, string>;
+  /** Pins the sampler's thread to this CPU (BURST_PIN: on serve's core, off the control plane's). */
+  cpu?: number;
 }
 
 export function startVictimSampler(target: SamplerTarget): VictimSampler {

@@ -1,9 +1,11 @@
 // The victim HPA's metric reads for test/serial/hostile-tenant.test.ts, run in a worker thread of their own:
 // the HPA controller is a process of its own, so its requests must not wait on the test's event loop, which
 // meanwhile creates the attacker's objects and parses their 130 KB statuses while polling them. Plain
-// JavaScript so the worker needs no loader. workerData: { server, ca, cert, key, paths, headers? }: `ca`
+// JavaScript so the worker needs no loader. workerData: { server, ca, cert, key, paths, headers?, cpu? }: `ca`
 // null trusts any serving certificate (straight to serve, whose certificate is self-signed), `headers` go
-// with every request (the front-proxy's X-Remote-User/X-Remote-Group, straight to serve).
+// with every request (the front-proxy's X-Remote-User/X-Remote-Group, straight to serve), `cpu` pins this
+// thread alone to that CPU (taskset), so a test that gives the control plane its own core can keep the
+// client measuring serve off it.
 // Message in: { until: 'stop', perSecond: R, tally?: boolean }: until a 'stop' message, R requests a second on a fixed
 // schedule, the paths in turn, each sent when due whether or not earlier ones have answered, as independent
 // HPA controllers would. A request is timed from when it was due, so a stall counts against every request
@@ -15,12 +17,15 @@
 // 2026-11-27 this sampler spoke HTTP/1.1 with up to 16 sockets, a client the HPA controller is not: when
 // answers slowed, it opened new TLS connections to kube-apiserver, each a client-certificate verification
 // there, in the very second that was being measured.
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { connect } from 'node:http2';
 import { performance } from 'node:perf_hooks';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { server, ca, cert, key, paths, headers = {} } = workerData;
+const { server, ca, cert, key, paths, headers = {}, cpu } = workerData;
+// /proc/thread-self names this thread's task id, which taskset takes like a process id.
+if (cpu !== undefined) execFileSync('taskset', ['-p', '-c', String(cpu), readlinkSync('/proc/thread-self').split('/').pop()], { stdio: 'ignore' });
 let session;
 /** The one HTTP/2 session, opened on first use and again if kube-apiserver closed it. */
 function h2() {
