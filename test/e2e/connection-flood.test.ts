@@ -3,10 +3,12 @@
 // moment it is closed: half bare TCP that never say hello, half TLS handshakes without a client
 // certificate. kube-apiserver's aggregator, whose connections carry the front-proxy certificate, must be
 // answered throughout, and again after kube-apiserver itself restarts under the flood and dials anew.
-// serve runs with its defaults (--max-connections 1024, --max-untrusted-connections 128).
+// serve runs with its defaults (--max-connections 1024, --max-untrusted-connections 128). The flood runs in
+// a process of its own (flood-sockets.mjs), so its handshakes never delay the reads that stand in for the
+// aggregator's HPA traffic.
 import { expect } from 'chai';
-import { connect as tcpConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { createDeployment, createNamespace, waitFor, type AdapterProcess, type Cluster } from './harness/index.ts';
 import { useCluster } from './helpers.ts';
 import { cronSelector, cronWindowNow, ehpaObject, ehpaPath, externalItems, installForServe, post, startServe } from './scenario-helpers.ts';
@@ -14,44 +16,26 @@ import { cronSelector, cronWindowNow, ehpaObject, ehpaPath, externalItems, insta
 const NS = 'flooded';
 const SOCKETS = 1100;
 /** New flood connections per second at most: a busy attacker, not one that only burns its own CPU. */
-const REOPEN_PER_S = 400;
+const REOPEN_PER_S = 300;
 
-/** Keeps `count` sockets open against the port, reopening each closed one (rate-limited). */
+/** Starts flood-sockets.mjs against the port; its latest counts, and a stop that ends it. */
 function startFlood(port: number, count: number) {
-  const open = new Set<Socket>();
-  let opened = 0;
-  let stopped = false;
-  let budget = REOPEN_PER_S;
-  const refill = setInterval(() => (budget = REOPEN_PER_S), 1000);
-  const openOne = (i: number) => {
-    if (stopped) return;
-    if (budget <= 0) {
-      setTimeout(() => openOne(i), 50);
-      return;
-    }
-    budget--;
-    opened++;
-    // Even: bare TCP, never a ClientHello. Odd: a complete TLS handshake without a client certificate.
-    const s: Socket = i % 2 === 0 ? tcpConnect(port, '127.0.0.1') : tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false });
-    open.add(s);
-    s.on('error', () => {});
-    s.on('close', () => {
-      open.delete(s);
-      setTimeout(() => openOne(i), 10);
-    });
-  };
-  for (let i = 0; i < count; i++) openOne(i);
+  const child = spawn(process.execPath, [fileURLToPath(new URL('flood-sockets.mjs', import.meta.url)), String(port), String(count), String(REOPEN_PER_S)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const counts = { opened: 0, open: 0 };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    const m = /opened (\d+) open (\d+)\s*$/.exec(chunk.trim());
+    if (m) Object.assign(counts, { opened: Number(m[1]), open: Number(m[2]) });
+  });
   return {
     get open() {
-      return open.size;
+      return counts.open;
     },
     get opened() {
-      return opened;
+      return counts.opened;
     },
     stop() {
-      stopped = true;
-      clearInterval(refill);
-      for (const s of open) s.destroy();
+      child.stdin.end();
+      child.kill();
     },
   };
 }
@@ -161,7 +145,8 @@ describe('e2e: a 1,100-socket flood on the metrics port does not stop the aggreg
           `first 200 ${firstOk ? `${((firstOk.atMs - upAt) / 1000).toFixed(1)} s after it was back` : 'never'}; ${served.length} answered reads, ${unavailable} × 503, ` +
           `after Available: ${afterAvailable.length} reads, ${afterAvailable.filter((a) => a.status !== 200).length} not 200, p99 ${p99(afterAvailable.map((a) => a.ms)).toFixed(1)} ms; flood sockets open ${flood.open}`,
       );
-      expect(afterAvailable.length, 'reads after the APIServices were Available').to.be.above(100);
+      // 20 a second for 15 s, sent from an event loop the flood no longer shares.
+      expect(afterAvailable.length, 'reads after the APIServices were Available').to.be.above(150);
       expect(afterAvailable.filter((a) => a.status !== 200).map((a) => a.status), 'reads after Available that were not 200').to.deep.equal([]);
       expect(serve.running, 'serve never exited').to.equal(true);
     } finally {
