@@ -112,10 +112,17 @@ describe('printing commands end cleanly when the reader goes away or on Ctrl-C',
 
   it('SIGINT stops a running forecast at once (it waited 73 s for the fit before)', async () => {
     assertBuildFresh(ROOT);
-    const child = spawn(process.execPath, [BIN, 'forecast', '--input', TRACE_15D, '--horizon', '24h'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // A 15-day fit at 1 minute now ends in about a second, before the signal could come; 15 days at 5 s
+    // (259,200 points of a daily wave) keeps the fit running for about 10 s on a quiet machine.
+    const series = join(mkdtempSync(join(tmpdir(), 'ehpa-sigint-')), 'daily-5s.csv');
+    const rows = ['time,value'];
+    for (let i = 0; i < 15 * 17_280; i++) rows.push(`${1_700_000_000 + i * 5},${(100 + 50 * Math.sin((2 * Math.PI * i * 5) / 86_400) + ((i * 7919) % 13)).toFixed(3)}`);
+    writeFileSync(series, rows.join('\n') + '\n');
+    const child = spawn(process.execPath, [BIN, 'forecast', '--input', series, '--sample-interval', '5s', '--history', '15d', '--horizon', '24h'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
     // Past start-up (a second or two on tsx), into the reading and fitting.
     await sleep(2500);
+    expect(child.exitCode, 'the forecast is still running when the signal comes').to.equal(null);
     const t0 = performance.now();
     child.kill('SIGINT');
     const r = await exited;
