@@ -15,6 +15,7 @@ import { BOUNDS } from '../api/bounds.ts';
 import { predictionAnswer, STEPPED_ASIDE_VALUE, stepsAside } from '../metric-values/forecast-value.ts';
 import { nextForecastPoint, readyPredictionSeries } from '../metric-values/forecast-window.ts';
 import { resourceAliases, type PredictionTarget } from '../metric-values/tsp-lookup.ts';
+import { TimeSlice } from '../kube/event-loop-turns.ts';
 
 /** Crane's label set for both series, in its order. */
 export interface TspSeriesLabels {
@@ -105,34 +106,15 @@ export function fairShares(counts: ReadonlyMap<string, number>, max: number): Ma
   return out;
 }
 
-/**
- * Yields to the event loop once `sliceMs` have passed since the last yield: an HPA's request to the metrics
- * API then waits at most that long behind a scrape, however many TSPs there are.
- */
-function slicer(sliceMs: number): () => Promise<void> | undefined {
-  let since = performance.now();
-  return () => {
-    if (performance.now() - since < sliceMs) return undefined;
-    return new Promise<void>((resolve) =>
-      setImmediate(() => {
-        since = performance.now();
-        resolve();
-      }),
-    );
-  };
-}
-
 /** Both series for every TSP's target and forecast identifier, and how many pairs the bound left out. */
 export async function tspSeries(tsps: readonly TimeSeriesPrediction[], nowMs: number, opts: TspSeriesOptions): Promise<{ series: TspSeries[]; leftOut: number }> {
-  const pause = slicer(opts.sliceMs ?? 5);
+  // An HPA's request to the metrics API waits at most one slice behind a scrape, however many TSPs there are.
+  const slice = new TimeSlice(opts.sliceMs ?? 5);
   // 1. Pairs, per namespace, without reading any forecast point (cheap: a few identifiers per TSP).
   const byTarget = new Map<string, Map<string, TimeSeriesPrediction[]>>();
   const pairs = new Map<string, Pair>();
   for (let i = 0; i < tsps.length; i++) {
-    if (i % 64 === 0) {
-      const p = pause();
-      if (p) await p;
-    }
+    if (i % 64 === 0) await slice.pause();
     const t = tsps[i] as TimeSeriesPrediction;
     const ns = t.metadata.namespace ?? '';
     const et = exportedTarget(t);
@@ -190,10 +172,7 @@ export async function tspSeries(tsps: readonly TimeSeriesPrediction[], nowMs: nu
   //    status), so tspForTarget picks from it what it would pick from the whole namespace.
   const out = new Map<string, TspSeries>();
   for (let i = 0; i < kept.length; i++) {
-    if (i % 16 === 0) {
-      const paused = pause();
-      if (paused) await paused;
-    }
+    if (i % 16 === 0) await slice.pause();
     const p = kept[i] as Pair;
     const a = predictionAnswer(p.forecasting, p.target, p.rid, nowMs);
     if (!a.ok && a.status === 404) continue;
